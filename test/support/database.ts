@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { withDatabase } from '../../services/shared/persistence/embedded-postgres.ts';
+import { createDatabaseIfMissing } from '../../services/shared/persistence/database-url.ts';
+
+function serverUrl(): string {
+  const url = process.env.EINV_TEST_PG_SERVER_URL;
+  if (!url) throw new Error('EINV_TEST_PG_SERVER_URL is unset: run the tests through jest (test/support/global-setup.ts)');
+  return url;
+}
+
+/** A fresh, fully migrated database of its own for one test file. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `einv_t_${randomBytes(6).toString('hex')}`;
+  await createDatabaseIfMissing(serverUrl(), name, process.env.EINV_TEST_TEMPLATE_DB);
+  return {
+    url: withDatabase(serverUrl(), name),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl() });
+      await client.connect();
+      try { await client.query(`drop database if exists "${name}" with (force)`); } finally { await client.end(); }
+    },
+  };
+}

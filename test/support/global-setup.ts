@@ -1,0 +1,40 @@
+/**
+ * Starts the suite's real PostgreSQL (unless TEST_DATABASE_URL points at one), migrates a template
+ * database once, and starts redis-server and nats-server. Test files clone the template
+ * (test/support/database.ts), so each file gets its own migrated database in milliseconds.
+ * Addresses travel to the workers through the environment.
+ */
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { startEmbeddedPostgres, withDatabase } from '../../services/shared/persistence/embedded-postgres.ts';
+import { createDatabaseIfMissing } from '../../services/shared/persistence/database-url.ts';
+import { ormConfig } from '../../services/shared/persistence/orm.config.ts';
+import { freePort, startNats, startRedis } from './servers.ts';
+
+const TEMPLATE = 'einv_test_template';
+
+export default async function globalSetup(): Promise<void> {
+  const stops: Array<() => Promise<void>> = [];
+  let serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    const dataDir = join('.data', `test-postgres-${process.pid}`);
+    rmSync(dataDir, { recursive: true, force: true });
+    const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+    serverUrl = pg.serverUrl;
+    stops.push(async () => { await pg.stop(); rmSync(dataDir, { recursive: true, force: true }); });
+  }
+  await createDatabaseIfMissing(serverUrl, TEMPLATE);
+  const orm = await MikroORM.init(ormConfig(withDatabase(serverUrl, TEMPLATE)));
+  await orm.migrator.up();
+  await orm.close(true);
+
+  const [redis, nats] = await Promise.all([startRedis(), startNats()]);
+  stops.push(redis.stop, nats.stop);
+
+  process.env.EINV_TEST_PG_SERVER_URL = serverUrl;
+  process.env.EINV_TEST_TEMPLATE_DB = TEMPLATE;
+  process.env.EINV_TEST_REDIS_URL = redis.url;
+  process.env.EINV_TEST_NATS_URL = nats.url;
+  (globalThis as { __einvStops?: typeof stops }).__einvStops = stops;
+}

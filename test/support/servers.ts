@@ -1,0 +1,75 @@
+/**
+ * Real infrastructure for the test suite, on 127.0.0.1 and free ports: PostgreSQL from the npm
+ * binaries, redis-server and nats-server from the OS (installed by scripts/setup.sh).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function binary(name: string): string {
+  for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/usr/bin', '/usr/local/bin'])) {
+    try {
+      execFileSync('test', ['-x', join(dir, name)]);
+      return join(dir, name);
+    } catch {
+      /* not in this directory */
+    }
+  }
+  throw new Error(`${name} not found: run "npm run setup" (it installs redis-server and nats-server)`);
+}
+
+async function waitForPort(port: number, child: ChildProcess, name: string): Promise<void> {
+  const { connect } = await import('node:net');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+      socket.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${name} did not listen on ${port}`);
+}
+
+export interface RunningServer { url: string; port: number; stop(): Promise<void> }
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () => new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export async function startRedis(): Promise<RunningServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'einv-redis-'));
+  const child = spawn(binary('redis-server'), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  await waitForPort(port, child, 'redis-server');
+  return { url: `redis://127.0.0.1:${port}`, port, stop: stopper(child) };
+}
+
+export async function startNats(): Promise<RunningServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'einv-nats-'));
+  const child = spawn(binary('nats-server'), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
+  await waitForPort(port, child, 'nats-server');
+  return { url: `nats://127.0.0.1:${port}`, port, stop: stopper(child) };
+}
