@@ -1,0 +1,100 @@
+/**
+ * Build every Schematron pack once: .sch → XSLT 3.0 (our compiler) → SEF (xslt3, saxon-js).
+ *
+ *   node schematrons/build.ts            compile what changed (fast no-op when the cache is fresh)
+ *   node schematrons/build.ts --force    recompile everything
+ *
+ * Output: schematrons/.cache/<pack>/<version>/<file>.<hash>.sef.json (+ the generated .xsl next to it
+ * for debugging) and schematrons/.cache/manifest.json. The hash covers the .sch source, the compiler
+ * version and the compiler source, so a stale cache rebuilds itself.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { join, basename, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { compileSchematron, COMPILER_VERSION } from './compiler/schematron-to-xslt.ts';
+import { CACHE_DIR, MANIFEST_PATH, SCHEMATRONS_DIR, discoverPacks, type CacheManifest, type CompiledPackFile, type Syntax } from './packs.ts';
+
+const require = createRequire(import.meta.url);
+
+function xslt3Cli(): string {
+  return require.resolve('xslt3/xslt3.js');
+}
+
+export interface BuildOptions { force?: boolean; log?: (msg: string) => void }
+
+export function buildPacks(opts: BuildOptions = {}): CacheManifest {
+  const log = opts.log ?? ((m: string) => process.stdout.write(`${m}\n`));
+  const compilerSrc = readFileSync(join(SCHEMATRONS_DIR, 'compiler', 'schematron-to-xslt.ts'), 'utf8');
+  const packs = discoverPacks();
+  const files: CompiledPackFile[] = [];
+  let built = 0;
+  const keep = new Set<string>();
+  for (const pack of packs) {
+    for (const [syntax, file] of Object.entries(pack.files) as [Syntax, string][]) {
+      const srcPath = join(pack.dir, file);
+      const src = readFileSync(srcPath, 'utf8');
+      const hash = createHash('sha256').update(COMPILER_VERSION).update('\0').update(compilerSrc).update('\0').update(src)
+        .digest('hex').slice(0, 16);
+      const outDir = join(CACHE_DIR, pack.id, pack.version);
+      const stem = `${basename(file, '.sch')}.${hash}`;
+      const sefPath = join(outDir, `${stem}.sef.json`);
+      const metaPath = join(outDir, `${stem}.meta.json`);
+      keep.add(sefPath); keep.add(metaPath); keep.add(join(outDir, `${stem}.xsl`));
+      let meta: { ruleIds: string[]; checks: number };
+      if (!opts.force && existsSync(sefPath) && existsSync(metaPath)) {
+        meta = JSON.parse(readFileSync(metaPath, 'utf8')) as typeof meta;
+      } else {
+        const t0 = performance.now();
+        mkdirSync(outDir, { recursive: true });
+        const res = compileSchematron(src, relative(SCHEMATRONS_DIR, srcPath));
+        const xslPath = join(outDir, `${stem}.xsl`);
+        writeFileSync(xslPath, res.xslt);
+        const tmp = `${sefPath}.tmp-${process.pid}`;
+        try {
+          execFileSync(process.execPath, [xslt3Cli(), `-xsl:${xslPath}`, `-export:${tmp}`, '-nogo', '-relocate:on'], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+        } catch (e) {
+          const err = e as { stderr?: Buffer; stdout?: Buffer };
+          throw new Error(`xslt3 failed on ${xslPath}:\n${err.stderr?.toString() ?? ''}${err.stdout?.toString() ?? ''}`);
+        }
+        renameSync(tmp, sefPath);
+        meta = { ruleIds: res.ruleIds, checks: res.checks };
+        writeFileSync(metaPath, JSON.stringify(meta));
+        built++;
+        log(`compiled ${pack.id}/${pack.version}/${file}: ${res.patterns} patterns, ${res.rules} rules, ${res.checks} checks, ` +
+          `${res.ruleIds.length} rule ids in ${Math.round(performance.now() - t0)} ms`);
+      }
+      files.push({
+        pack: pack.id, version: pack.version, syntax, title: pack.title, select: pack.select, order: pack.order ?? 100,
+        sef: relative(CACHE_DIR, sefPath), hash, ruleIds: meta.ruleIds, checks: meta.checks,
+      });
+    }
+  }
+  // drop stale outputs
+  if (existsSync(CACHE_DIR)) {
+    for (const p of readdirSync(CACHE_DIR, { recursive: true, withFileTypes: true })) {
+      if (!p.isFile()) continue;
+      const full = join(p.parentPath, p.name);
+      if (full === MANIFEST_PATH) continue;
+      if (!keep.has(full)) rmSync(full);
+    }
+  }
+  const manifest: CacheManifest = { compilerVersion: COMPILER_VERSION, files };
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const text = JSON.stringify(manifest, null, 1);
+  if (!existsSync(MANIFEST_PATH) || readFileSync(MANIFEST_PATH, 'utf8') !== text) writeFileSync(MANIFEST_PATH, text);
+  log(`schematrons: ${files.length} pack file(s), ${built} compiled, ${files.length - built} cached`);
+  return manifest;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    buildPacks({ force: process.argv.includes('--force') });
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exit(1);
+  }
+}

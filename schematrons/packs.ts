@@ -1,0 +1,87 @@
+/**
+ * Pack discovery shared by the build script and the validation engine's registry.
+ *
+ * A pack lives in `schematrons/<pack>/<version>/` with a `pack.json` manifest (see README.md) and
+ * one `.sch` file per syntax. The build compiles each `.sch` into `schematrons/.cache/` and writes
+ * `schematrons/.cache/manifest.json`, which the engine reads at start-up.
+ */
+import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const SCHEMATRONS_DIR = dirname(fileURLToPath(import.meta.url));
+export const CACHE_DIR = join(SCHEMATRONS_DIR, '.cache');
+export const MANIFEST_PATH = join(CACHE_DIR, 'manifest.json');
+
+export type Syntax = 'ubl' | 'cii';
+
+/** When a pack runs. All given conditions must hold; `always: true` runs it for every document of its syntax. */
+export interface PackSelector {
+  always?: boolean;
+  /** runs when the document's CustomizationID / guideline id contains one of these strings */
+  customizationIdContains?: string[];
+  /** runs when the destination country (ISO 3166-1 alpha-2) is one of these */
+  countries?: string[];
+}
+
+export interface PackManifest {
+  /** pack id, same as its folder name, e.g. "en16931" */
+  id: string;
+  /** version, same as its folder name, e.g. "1.3.16" */
+  version: string;
+  title: string;
+  /** one Schematron file per syntax, path relative to the version folder */
+  files: Partial<Record<Syntax, string>>;
+  select: PackSelector;
+  /** order in which packs run and findings are listed (lower first); default 100 */
+  order?: number;
+}
+
+export interface PackSource extends PackManifest {
+  dir: string;
+}
+
+/** Every `schematrons/<pack>/<version>/pack.json`. */
+export function discoverPacks(root = SCHEMATRONS_DIR): PackSource[] {
+  const packs: PackSource[] = [];
+  for (const p of readdirSync(root).sort()) {
+    const pdir = join(root, p);
+    if (p.startsWith('.') || !statSync(pdir).isDirectory()) continue;
+    for (const v of readdirSync(pdir).sort()) {
+      const vdir = join(pdir, v);
+      const mf = join(vdir, 'pack.json');
+      if (!statSync(vdir).isDirectory() || !existsSync(mf)) continue;
+      const m = JSON.parse(readFileSync(mf, 'utf8')) as PackManifest;
+      if (m.id !== p || m.version !== v) {
+        throw new Error(`${mf}: id/version (${m.id}/${m.version}) must match the folder ${p}/${v}`);
+      }
+      for (const [syntax, file] of Object.entries(m.files)) {
+        if (syntax !== 'ubl' && syntax !== 'cii') throw new Error(`${mf}: unknown syntax ${syntax}`);
+        if (!existsSync(join(vdir, file))) throw new Error(`${mf}: missing ${file}`);
+      }
+      packs.push({ ...m, dir: vdir });
+    }
+  }
+  return packs;
+}
+
+/** One compiled pack file, as listed in the cache manifest. */
+export interface CompiledPackFile {
+  pack: string;
+  version: string;
+  syntax: Syntax;
+  title: string;
+  select: PackSelector;
+  order: number;
+  /** SEF path relative to CACHE_DIR */
+  sef: string;
+  /** content hash of the source (+ compiler version) */
+  hash: string;
+  ruleIds: string[];
+  checks: number;
+}
+
+export interface CacheManifest {
+  compilerVersion: string;
+  files: CompiledPackFile[];
+}
