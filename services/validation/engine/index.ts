@@ -1,0 +1,66 @@
+/**
+ * The validation engine: XSD (libxmljs2) + our compiled Schematron packs (saxon-js).
+ *
+ *   import { validate } from './services/validation/engine/index.ts';
+ *   const r = validate(xmlBytes, { country: 'FR' });   // { valid, profile, findings: [...] }
+ *
+ * Pure module: no Moleculer, no database. Throws InvalidXmlInputError (code INVALID_REQUEST) for
+ * input that is not acceptable XML (not well-formed, DOCTYPE/entities, unsupported root).
+ */
+import { parseInput, customizationIdOf, profileOf } from './xml-input.ts';
+import { validateXsd, preloadSchemas } from './xsd.ts';
+import { PackRegistry } from './registry.ts';
+import { parseForSaxon, runPack } from './run-pack.ts';
+import type { ValidateOptions, ValidationFinding, ValidationResult } from './types.ts';
+import type { Syntax } from '../../../schematrons/packs.ts';
+
+export type { ValidateOptions, ValidationFinding, ValidationResult, Severity, DocumentSyntax, InputIssue } from './types.ts';
+export { InvalidXmlInputError } from './types.ts';
+export { PackRegistry } from './registry.ts';
+
+let registry: PackRegistry | null = null;
+
+export function getRegistry(): PackRegistry {
+  registry ??= PackRegistry.fromCache();
+  return registry;
+}
+
+/** Load XSDs and every compiled pack now (call at service start). */
+export function warmUp(): void {
+  preloadSchemas();
+  const reg = getRegistry();
+  for (const f of reg.files) reg.load(f);
+}
+
+export function validate(xml: string | Uint8Array, options: ValidateOptions = {}): ValidationResult {
+  const input = parseInput(xml);
+  const customizationId = customizationIdOf(input);
+  const profile = profileOf(input.syntax, customizationId);
+  const findings: ValidationFinding[] = [];
+  if (!options.skipXsd) findings.push(...validateXsd(input.doc, input.syntax));
+
+  const syntax: Syntax | null = input.syntax === 'ubl-invoice' || input.syntax === 'ubl-creditnote' ? 'ubl'
+    : input.syntax === 'cii' ? 'cii' : null;
+  const packs: string[] = [];
+  if (syntax) {
+    const reg = getRegistry();
+    const selected = options.packs
+      ? reg.byIds(options.packs, syntax)
+      : reg.select({ syntax, customizationId, ...(options.country ? { country: options.country } : {}) });
+    if (selected.length > 0) {
+      const doc = parseForSaxon(input.text);
+      for (const f of selected) {
+        findings.push(...runPack(reg.load(f), doc));
+        packs.push(`${f.pack}@${f.version}`);
+      }
+    }
+  }
+  return {
+    valid: !findings.some((f) => f.severity === 'fatal'),
+    profile,
+    syntax: input.syntax,
+    customizationId,
+    packs,
+    findings,
+  };
+}

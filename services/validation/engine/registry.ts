@@ -1,0 +1,82 @@
+/**
+ * Pack registry: which compiled Schematron packs run for a document, and their loaded SEFs.
+ *
+ * Packs are described by their pack.json (schematrons/README.md) and compiled by
+ * `node schematrons/build.ts` into schematrons/.cache; this module only reads the cache manifest
+ * and loads each SEF once. It never compiles.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CACHE_DIR, MANIFEST_PATH, type CacheManifest, type CompiledPackFile, type Syntax } from '../../../schematrons/packs.ts';
+
+export interface SelectionContext {
+  syntax: Syntax;
+  customizationId: string;
+  country?: string;
+}
+
+export interface LoadedPack extends CompiledPackFile {
+  /** the parsed SEF, handed to SaxonJS as stylesheetInternal (parsed once, reused) */
+  stylesheet: unknown;
+  key: string;
+}
+
+export class PackRegistry {
+  readonly files: CompiledPackFile[];
+  private readonly loaded = new Map<string, LoadedPack>();
+
+  constructor(manifest: CacheManifest) {
+    this.files = [...manifest.files].sort((a, b) => a.order - b.order || a.pack.localeCompare(b.pack));
+  }
+
+  static fromCache(): PackRegistry {
+    if (!existsSync(MANIFEST_PATH)) {
+      throw new Error(`No compiled Schematron packs (${MANIFEST_PATH} missing): run "npm run build:schematrons" first.`);
+    }
+    return new PackRegistry(JSON.parse(readFileSync(MANIFEST_PATH, 'utf8')) as CacheManifest);
+  }
+
+  /** Every pack id@version known for a syntax. */
+  available(syntax?: Syntax): CompiledPackFile[] {
+    return this.files.filter((f) => !syntax || f.syntax === syntax);
+  }
+
+  has(pack: string, syntax: Syntax): boolean {
+    return this.files.some((f) => f.pack === pack && f.syntax === syntax);
+  }
+
+  /** Packs selected by their pack.json `select` for this document. */
+  select(ctx: SelectionContext): CompiledPackFile[] {
+    return this.files.filter((f) => {
+      if (f.syntax !== ctx.syntax) return false;
+      const s = f.select;
+      if (s.always) return true;
+      let any = false;
+      if (s.customizationIdContains) {
+        if (!s.customizationIdContains.some((c) => ctx.customizationId.includes(c))) return false;
+        any = true;
+      }
+      if (s.countries) {
+        if (!ctx.country || !s.countries.includes(ctx.country.toUpperCase())) return false;
+        any = true;
+      }
+      return any;
+    });
+  }
+
+  byIds(ids: string[], syntax: Syntax): CompiledPackFile[] {
+    return this.files.filter((f) => f.syntax === syntax && ids.includes(f.pack));
+  }
+
+  /** The loaded (parsed) SEF of a pack file: read from disk once per process. */
+  load(f: CompiledPackFile): LoadedPack {
+    const key = `${f.pack}@${f.version}/${f.syntax}`;
+    let l = this.loaded.get(key);
+    if (!l) {
+      const stylesheet = JSON.parse(readFileSync(join(CACHE_DIR, f.sef), 'utf8')) as unknown;
+      l = { ...f, stylesheet, key };
+      this.loaded.set(key, l);
+    }
+    return l;
+  }
+}

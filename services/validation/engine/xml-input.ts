@@ -1,0 +1,133 @@
+/**
+ * Hardened XML intake: one place that turns caller bytes into a parsed document.
+ * - No DOCTYPE at all (e-invoice syntaxes never need one): this shuts out XXE, external DTD loading
+ *   and entity-expansion bombs (billion laughs) before any parser sees them.
+ * - libxml2 runs with noent=false (no entity substitution), dtdload=false, nonet=true, huge=false
+ *   (libxml2's default size/depth limits), so even a DOCTYPE hidden from the pre-scan cannot
+ *   reach the network or the file system.
+ */
+import libxml from 'libxmljs2';
+import type { Document as XmlDocument } from 'libxmljs2';
+import { InvalidXmlInputError, type DocumentSyntax } from './types.ts';
+
+export const NS = {
+  ublInvoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
+  ublCreditNote: 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2',
+  cbc: 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
+  cac: 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
+  cii: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
+  ram: 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100',
+  cdar: 'urn:un:unece:uncefact:data:standard:CrossDomainAcknowledgementAndResponse:100',
+  fatturapa: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2',
+  pain001: 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09',
+} as const;
+
+const ROOTS: Record<string, DocumentSyntax> = {
+  [`{${NS.ublInvoice}}Invoice`]: 'ubl-invoice',
+  [`{${NS.ublCreditNote}}CreditNote`]: 'ubl-creditnote',
+  [`{${NS.cii}}CrossIndustryInvoice`]: 'cii',
+  [`{${NS.cdar}}CrossDomainAcknowledgementAndResponse`]: 'cdar',
+  [`{${NS.fatturapa}}FatturaElettronica`]: 'fatturapa',
+  [`{${NS.pain001}}Document`]: 'pain.001',
+};
+
+export interface ParsedInput {
+  text: string;
+  doc: XmlDocument;
+  syntax: DocumentSyntax;
+  rootName: string;
+}
+
+const fail = (message: string, rule: string): never => {
+  throw new InvalidXmlInputError(message, [{ field: 'body', rule, message }]);
+};
+
+/** Decode bytes using the XML declaration's encoding (UTF-8 default; UTF-16 by BOM). */
+export function decodeXml(input: string | Uint8Array): string {
+  if (typeof input === 'string') return input;
+  if (input.length >= 2 && ((input[0] === 0xff && input[1] === 0xfe) || (input[0] === 0xfe && input[1] === 0xff))) {
+    return new TextDecoder(input[0] === 0xff ? 'utf-16le' : 'utf-16be').decode(input);
+  }
+  const head = new TextDecoder('latin1').decode(input.subarray(0, 200));
+  const m = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head.replace(/^\uFEFF|^ï»¿/, ''));
+  let label = (m?.[1] ?? 'utf-8').toLowerCase();
+  try {
+    return new TextDecoder(label, { fatal: true }).decode(input);
+  } catch (e) {
+    if (e instanceof RangeError) label = 'utf-8';
+    return fail(`The document is not valid ${label} text: ${(e as Error).message}`, 'encoding');
+  }
+}
+
+/** Reject a DOCTYPE anywhere before the root element (prolog scan, linear). */
+export function assertNoDoctype(text: string): void {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const n = text.length;
+  for (;;) {
+    while (i < n && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('<?', i)) { const e = text.indexOf('?>', i + 2); if (e < 0) break; i = e + 2; continue; }
+    if (text.startsWith('<!--', i)) { const e = text.indexOf('-->', i + 4); if (e < 0) break; i = e + 3; continue; }
+    if (text.startsWith('<!', i) && /^<!doctype/i.test(text.slice(i, i + 9))) {
+      fail('DOCTYPE declarations are not allowed: e-invoice documents need no DTD, and DTDs/entities are refused ' +
+        'to prevent external entity (XXE) and entity-expansion attacks.', 'no-doctype');
+    }
+    break;
+  }
+  // an ENTITY declaration can only live in a DTD; a stray one is refused too (cheap, exact substring)
+  const firstEl = text.indexOf('<', i);
+  if (firstEl >= 0 && text.lastIndexOf('<!ENTITY', firstEl) >= 0) fail('Entity declarations are not allowed.', 'no-doctype');
+}
+
+export const SAFE_PARSE_OPTIONS = { noent: false, dtdload: false, dtdvalid: false, nonet: true, huge: false, recover: false } as const;
+
+export function parseInput(input: string | Uint8Array): ParsedInput {
+  const text = decodeXml(input);
+  if (text.trim() === '') fail('The document is empty.', 'well-formed');
+  assertNoDoctype(text);
+  let doc: XmlDocument;
+  try {
+    doc = libxml.parseXml(text, SAFE_PARSE_OPTIONS);
+  } catch (e) {
+    const err = e as { message?: string; line?: number; column?: number };
+    const where = err.line ? ` (line ${err.line}${err.column ? `, column ${err.column}` : ''})` : '';
+    return fail(`The document is not well-formed XML${where}: ${(err.message ?? String(e)).trim()}`, 'well-formed');
+  }
+  if (doc.getDtd()) fail('DOCTYPE declarations are not allowed.', 'no-doctype');
+  const root = doc.root();
+  if (!root) return fail('The document has no root element.', 'well-formed');
+  const rootName = `{${root.namespace()?.href() ?? ''}}${root.name()}`;
+  const syntax = ROOTS[rootName];
+  if (!syntax) {
+    return fail(`Unsupported document: root element ${rootName}. Expected a UBL 2.1 Invoice or CreditNote, a CII D16B ` +
+      'CrossIndustryInvoice, a CDAR D22B message, a FatturaPA 1.2 document or a pain.001.001.09 message.', 'root-element');
+  }
+  return { text, doc, syntax, rootName };
+}
+
+/** BT-24 (UBL CustomizationID) or CII guideline id. */
+export function customizationIdOf(p: ParsedInput): string {
+  const root = p.doc.root()!;
+  if (p.syntax === 'ubl-invoice' || p.syntax === 'ubl-creditnote') {
+    return root.get<import('libxmljs2').Element>('cbc:CustomizationID', { cbc: NS.cbc })?.text().trim() ?? '';
+  }
+  if (p.syntax === 'cii') {
+    return root.get<import('libxmljs2').Element>(
+      'rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID', { rsm: NS.cii, ram: NS.ram },
+    )?.text().trim() ?? '';
+  }
+  return '';
+}
+
+/** A coarse profile name from the specification identifier. */
+export function profileOf(syntax: DocumentSyntax, customizationId: string): string {
+  const c = customizationId;
+  if (syntax === 'cdar' || syntax === 'fatturapa' || syntax === 'pain.001') return syntax;
+  if (c === '') return 'unknown';
+  if (c.includes('urn:fdc:peppol.eu:2017:poacc:billing:3.0')) return 'peppol-bis-billing-3.0';
+  if (c.includes('xeinkauf.de:kosit:xrechnung_3')) return c.includes('#conformant#urn:xeinkauf.de:kosit:extension') ? 'xrechnung-3.0-extension' : 'xrechnung-3.0';
+  const fx = /urn:factur-x\.eu:1p0:(minimum|basicwl|basic|extended)|urn:cen\.eu:en16931:2017#conformant#urn:factur-x\.eu:1p0:(extended)/.exec(c);
+  if (fx) return `factur-x-${fx[1] ?? fx[2]}`;
+  if (c === 'urn:cen.eu:en16931:2017') return 'en16931';
+  if (c.startsWith('urn:cen.eu:en16931:2017#compliant#') || c.startsWith('urn:cen.eu:en16931:2017#conformant#')) return 'en16931-cius';
+  return 'unknown';
+}
