@@ -1,0 +1,15 @@
+/**
+ * Public surface of mappings/: the canonical EN 16931 model and its translators. Pure code: no
+ * Moleculer, ORM or network imports anywhere below this folder.
+ */
+export { MappingError } from './errors.ts';
+export type { MappingErrorDetail, MappingErrorCode } from './errors.ts';
+export type * from './canonical/model.ts';
+export { jsonToCanonical, DOCUMENT_TYPES, DOCUMENT_SUBTYPES } from './json/to-canonical.ts';
+export type { JsonToCanonicalOptions } from './json/to-canonical.ts';
+export { PEPPOL_BIS3_TEMPLATE, FR_CTC_TEMPLATE } from './json/templates.ts';
+export type { Template, CustomFieldDefinition, SlotUse } from './json/templates.ts';
+export { canonicalToUbl } from './ubl-2.1/from-canonical.ts';
+export { peppolIdFromVat, parsePeppolId, ICD_BY_VAT_PREFIX } from './identifiers/peppol-id.ts';
+export { isValidVatNumber, countryOfVat } from './identifiers/vat.ts';
+export { isValidIban } from './identifiers/iban.ts';
