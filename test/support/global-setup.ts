@@ -32,6 +32,10 @@ export default async function globalSetup(): Promise<void> {
   const [redis, nats] = await Promise.all([startRedis(), startNats()]);
   stops.push(redis.stop, nats.stop);
 
+  // Every test app listens on a free port of the loopback interface, quietly.
+  process.env.PORT = '0';
+  process.env.HOST = '127.0.0.1';
+  process.env.MOL_LOG_LEVEL ??= 'warn';
   process.env.EINV_TEST_PG_SERVER_URL = serverUrl;
   process.env.EINV_TEST_TEMPLATE_DB = TEMPLATE;
   process.env.EINV_TEST_REDIS_URL = redis.url;

@@ -1,0 +1,43 @@
+/**
+ * Process entry point: `npm start`. With nothing configured it runs every service in one process
+ * on an embedded PostgreSQL (data under .data/), migrating it first. With DATABASE_URL / NATS_URL /
+ * SERVICES it runs one role of the scaled deployment (migrations then come from `npm run migrate`).
+ */
+import { loadConfig } from './services/shared/config.ts';
+import { resolveDatabase, type ResolvedDatabase } from './services/shared/persistence/database-url.ts';
+import { selectServices } from './services/index.ts';
+import { createApp, type App } from './services/app.ts';
+
+const config = loadConfig();
+const needsDatabase = selectServices(config.services).some(([, e]) => e.database);
+let database: ResolvedDatabase | undefined;
+let app: App | undefined;
+
+async function shutdown(signal: string): Promise<void> {
+  console.log(`${signal}: stopping (in-flight requests finish first)`);
+  try {
+    await app?.stop();
+    await database?.stop();
+    process.exit(0);
+  } catch (err) {
+    console.error('shutdown failed', err);
+    process.exit(1);
+  }
+}
+
+try {
+  database = needsDatabase ? await resolveDatabase() : undefined;
+  app = await createApp({
+    ...(config.services ? { services: config.services } : {}),
+    ...(database ? { databaseUrl: database.url } : {}),
+    migrate: !config.databaseUrl || process.env.EINV_MIGRATE_ON_START === 'true',
+    broker: { skipProcessEventRegistration: true },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(signal));
+  if (!config.services || config.services.includes('gateway')) console.log(`listening on http://${config.host}:${config.port} (OpenAPI at /v1/openapi.json)`);
+} catch (err) {
+  console.error('startup failed:', err);
+  await app?.stop().catch(() => {});
+  await database?.stop().catch(() => {});
+  process.exit(1);
+}

@@ -1,0 +1,138 @@
+/**
+ * The one place that turns an error into HTTP: status, headers and the spec's envelope
+ * `{error: {type, code, message, details, requestId, docUrl}}`.
+ *
+ * Domain errors arrive with a spec code (locally, or rebuilt by Moleculer's transit from NATS with
+ * the same `code`/`data`); Moleculer's own errors are translated to public codes here; anything
+ * else is a 500 whose text and stack stay in the server log. No Moleculer internals
+ * (SERVICE_NOT_AVAILABLE, REQUEST_SKIPPED, stack traces) ever reach a client.
+ */
+import { specCodeOf, type ErrorCode, type FieldIssue } from '../shared/errors.ts';
+
+export interface ErrorEnvelope {
+  error: {
+    type: string;
+    code: ErrorCode;
+    message: string;
+    details: FieldIssue[];
+    requestId: string;
+    docUrl: string;
+  } & Record<string, unknown>;
+}
+
+export interface HttpError {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorEnvelope;
+  /** True when the cause is ours (5xx that is not an upstream's fault): log it with its stack. */
+  internal: boolean;
+}
+
+/** Status and coarse type of every public error code. */
+export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; description: string }> = {
+  INVALID_REQUEST: { status: 400, type: 'validation_error', description: 'Schema validation failed; details name field and rule' },
+  MISSING_FIELD: { status: 400, type: 'validation_error', description: 'A required field is absent' },
+  INVALID_ENUM: { status: 400, type: 'validation_error', description: 'A value is outside the allowed set (case-sensitive)' },
+  INVALID_VAT_FORMAT: { status: 400, type: 'validation_error', description: 'VAT number does not match ^[A-Z]{2}[A-Z0-9]+$' },
+  INVALID_IBAN: { status: 400, type: 'validation_error', description: 'IBAN checksum (mod-97) failed' },
+  INVALID_CURRENCY: { status: 400, type: 'validation_error', description: 'Not an ISO 4217 currency code' },
+  INVALID_DATE: { status: 400, type: 'validation_error', description: 'Not an ISO 8601 date' },
+  MISSING_AUTH: { status: 401, type: 'authentication_error', description: 'No Authorization header' },
+  INVALID_TOKEN: { status: 401, type: 'authentication_error', description: 'Token or key not recognised or not verifiable' },
+  EXPIRED_TOKEN: { status: 401, type: 'authentication_error', description: 'Token or sandbox key past its expiry' },
+  REVOKED_KEY: { status: 401, type: 'authentication_error', description: 'API key was deleted' },
+  INSUFFICIENT_SCOPE: { status: 403, type: 'permission_error', description: 'The key lacks the scope this call requires' },
+  COMPANY_FORBIDDEN: { status: 403, type: 'permission_error', description: 'The company is not one this credential may act for' },
+  COMPANY_REQUIRED: { status: 403, type: 'permission_error', description: 'Platform and white-label keys must send X-Service-Company' },
+  ORGANIZATION_FORBIDDEN: { status: 403, type: 'permission_error', description: 'Organization not granted to this token' },
+  TEST_MODE_ONLY: { status: 403, type: 'permission_error', description: 'Only sandbox (test) credentials may call this' },
+  RESOURCE_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'Id unknown or not visible to the caller' },
+  COMPANY_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'Company unknown or not visible to the caller' },
+  DOCUMENT_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'Document unknown or not visible to the caller' },
+  ROUTE_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'No such endpoint' },
+  METHOD_NOT_ALLOWED: { status: 405, type: 'invalid_request_error', description: 'The endpoint does not accept this method' },
+  COMPANY_EXISTS: { status: 409, type: 'conflict_error', description: 'VAT already registered by the organization' },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, type: 'conflict_error', description: 'Same Idempotency-Key still processing' },
+  IDEMPOTENCY_BODY_MISMATCH: { status: 409, type: 'conflict_error', description: 'Same Idempotency-Key, different body' },
+  INVALID_TRANSITION: { status: 409, type: 'conflict_error', description: 'Lifecycle move not allowed' },
+  PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', description: 'Body larger than the limit, after decompression' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', description: 'Content type or encoding not supported' },
+  VAT_NOT_FOUND: { status: 422, type: 'validation_error', description: 'VAT number unknown' },
+  VAT_INACTIVE: { status: 422, type: 'validation_error', description: 'VAT number ceased' },
+  RECIPIENT_NOT_FOUND: { status: 422, type: 'validation_error', description: 'Peppol id registered nowhere' },
+  RECIPIENT_CANNOT_RECEIVE: { status: 422, type: 'validation_error', description: 'Recipient does not accept this document type' },
+  UBL_VALIDATION_FAILED: { status: 422, type: 'validation_error', description: 'Document fails EN 16931 / Peppol / national rules' },
+  RATE_LIMITED: { status: 429, type: 'rate_limit_error', description: 'Per-minute limit exceeded; honour Retry-After' },
+  QUOTA_EXCEEDED: { status: 429, type: 'rate_limit_error', description: 'Monthly document quota used' },
+  INTERNAL_ERROR: { status: 500, type: 'api_error', description: 'Retry with backoff and report the requestId' },
+  UPSTREAM_ERROR: { status: 502, type: 'upstream_error', description: 'An upstream dependency answered with an error' },
+  UPSTREAM_UNAVAILABLE: { status: 503, type: 'upstream_error', description: 'Dependency down or circuit open; honour Retry-After' },
+  UPSTREAM_TIMEOUT: { status: 504, type: 'upstream_error', description: 'Dependency too slow; safe to retry with Idempotency-Key' },
+};
+
+interface Translated {
+  code: ErrorCode;
+  message: string;
+  details: FieldIssue[];
+  extra: Record<string, unknown>;
+  retryAfter?: number;
+  internal: boolean;
+}
+
+/** fastest-validator rule names → the spec's 400 codes. */
+export function codeForValidationRule(rule: string): ErrorCode {
+  if (rule === 'required') return 'MISSING_FIELD';
+  if (rule === 'enumValue' || rule === 'equalValue') return 'INVALID_ENUM';
+  return 'INVALID_REQUEST';
+}
+
+function fromValidationErrors(list: Array<{ type: string; field: string; message?: string }>): Translated {
+  const details = list.map((e) => ({ field: e.field, rule: e.type, message: e.message ?? `${e.field} is invalid` }));
+  const code = codeForValidationRule(list[0]?.type ?? '');
+  return { code, message: details.map((d) => d.message).join('; ') || 'The request is invalid', details, extra: {}, internal: false };
+}
+
+const UNAVAILABLE_TYPES = new Set(['SERVICE_NOT_FOUND', 'SERVICE_NOT_AVAILABLE', 'QUEUE_FULL', 'BROKER_DISCONNECTED', 'SERVICE_UNAVAILABLE']);
+const TIMEOUT_TYPES = new Set(['REQUEST_TIMEOUT', 'REQUEST_SKIPPED']);
+
+function translate(err: unknown): Translated {
+  const e = (err ?? {}) as { code?: unknown; type?: unknown; message?: unknown; data?: unknown; details?: unknown; name?: unknown };
+  const code = specCodeOf(err);
+  if (code) {
+    const data = (e.data ?? {}) as { details?: FieldIssue[]; extra?: Record<string, unknown>; retryAfter?: number };
+    const details = Array.isArray(data.details) ? data.details : Array.isArray(e.details) ? (e.details as FieldIssue[]) : [];
+    return {
+      code,
+      message: typeof e.message === 'string' && e.message ? e.message : ERROR_TABLE[code].description,
+      details,
+      extra: data.extra ?? {},
+      ...(data.retryAfter !== undefined ? { retryAfter: data.retryAfter } : {}),
+      internal: false,
+    };
+  }
+  // Moleculer's parameter validator (an action validating its own params).
+  if (e.type === 'VALIDATION_ERROR' && Array.isArray(e.data)) return fromValidationErrors(e.data as never);
+  if (typeof e.type === 'string' && UNAVAILABLE_TYPES.has(e.type)) {
+    return { code: 'UPSTREAM_UNAVAILABLE', message: 'A service needed for this request is temporarily unavailable; retry after the delay given', details: [], extra: {}, retryAfter: 5, internal: false };
+  }
+  if (typeof e.type === 'string' && TIMEOUT_TYPES.has(e.type)) {
+    return { code: 'UPSTREAM_TIMEOUT', message: 'A service needed for this request did not answer in time; it is safe to retry with the same Idempotency-Key', details: [], extra: {}, internal: false };
+  }
+  if (e.name === 'NotFoundError' && e.code === 404) {
+    return { code: 'ROUTE_NOT_FOUND', message: 'No such endpoint; see /v1/openapi.json for the list of endpoints', details: [], extra: {}, internal: false };
+  }
+  return { code: 'INTERNAL_ERROR', message: 'An internal error occurred; retry with backoff and report the requestId', details: [], extra: {}, internal: true };
+}
+
+export function formatError(err: unknown, requestId: string, docsUrl: string): HttpError {
+  const t = translate(err);
+  const { status, type } = ERROR_TABLE[t.code];
+  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId };
+  if (t.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(t.retryAfter)));
+  return {
+    status,
+    headers,
+    internal: t.internal,
+    body: { error: { ...t.extra, type, code: t.code, message: t.message, details: t.details, requestId, docUrl: `${docsUrl}#${t.code}` } },
+  };
+}

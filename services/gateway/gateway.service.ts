@@ -1,0 +1,208 @@
+/**
+ * The HTTP edge (moleculer-web): request ids, bounded body reading (gzip included), credential
+ * resolution, scope / company / test-mode rules, request validation against the contracts, and
+ * the single error formatter. Only the contracts' explicit aliases are reachable.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import ApiGateway from 'moleculer-web';
+import { loadConfig } from '../shared/config.ts';
+import { newId } from '../shared/ids.ts';
+import { DomainError } from '../shared/errors.ts';
+import { call } from '../shared/call.ts';
+import { hasScope, type Principal, type RequestMeta } from '../shared/auth.ts';
+import type { ActionContract, HttpBinding } from '../shared/contract.ts';
+import { authenticateKey } from '../tenancy/tenancy.contract.ts';
+import { readBody } from './http-body.ts';
+import { formatError, ERROR_TABLE } from './error-formatter.ts';
+import { compileChecker, requestParams, type ParamsChecker } from './request-validation.ts';
+import { buildOpenApi } from './openapi.ts';
+import { HTTP_CONTRACTS } from './routes.ts';
+import { IpLimiter } from './ip-limiter.ts';
+import { openapi, errorCatalogue } from './gateway.contract.ts';
+import { implement } from '../shared/contract.ts';
+
+type Req = IncomingMessage & {
+  $requestId?: string;
+  $params: Record<string, unknown>;
+  $alias?: GatewayAlias;
+  $ctx?: Context;
+  body?: unknown;
+  query?: Record<string, unknown>;
+  $rawBody?: Buffer;
+};
+
+interface GatewayAlias {
+  action: string;
+  binding: HttpBinding;
+  check: ParamsChecker;
+  method: string;
+}
+
+const config = loadConfig();
+
+/** Every response, error or not, carries the request id; it is minted once per request. */
+function requestIdOf(req: Req, res: ServerResponse): string {
+  if (!req.$requestId) {
+    req.$requestId = newId('request');
+    if (!res.headersSent) res.setHeader('X-Request-Id', req.$requestId);
+  }
+  return req.$requestId;
+}
+
+function clientIp(req: IncomingMessage): string {
+  if (process.env.EINV_TRUST_PROXY === 'true') {
+    const forwarded = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+function aliasesFor(contracts: readonly ActionContract<unknown, unknown>[]): Record<string, GatewayAlias> {
+  const aliases: Record<string, GatewayAlias> = {};
+  for (const contract of contracts) {
+    const binding = contract.http!;
+    aliases[`${binding.method} ${binding.path}`] = { action: contract.action, binding, check: compileChecker(contract), method: binding.method };
+  }
+  return aliases;
+}
+
+interface GatewayVars {
+  openapiDocument: Record<string, unknown>;
+  /** Per gateway instance: the public, per-IP limit of sandbox bootstrap. */
+  ipLimiter: IpLimiter;
+}
+
+/** What moleculer-web's mixin provides that we call. */
+interface ApiGatewayMethods {
+  sendError(req: Req, res: ServerResponse, err: unknown): void;
+}
+
+const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknown>, ApiGatewayMethods, GatewayVars> = {
+  name: 'gateway',
+  mixins: [ApiGateway],
+
+  settings: {
+    port: config.port,
+    ip: config.host,
+    log4XXResponses: false,
+    logRequest: 'debug',
+    logResponse: 'debug',
+    etag: false,
+    routes: [
+      {
+        path: '',
+        mappingPolicy: 'restrict',
+        autoAliases: false,
+        aliases: aliasesFor(HTTP_CONTRACTS),
+        // Our own reader replaces moleculer-web's parsers: it caps decompressed bytes (gzip bombs).
+        bodyParsers: false,
+        authentication: true,
+        authorization: true,
+        use: [
+          function readRequest(req: Req, res: ServerResponse, next: (err?: unknown) => void) {
+            requestIdOf(req, res);
+            const method = req.method ?? 'GET';
+            if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS') return next();
+            readBody(req, config).then(
+              (body) => {
+                req.body = body.json;
+                if (body.raw) req.$rawBody = body.raw;
+                next();
+              },
+              next,
+            );
+          },
+        ],
+        onBeforeCall(ctx: Context, _route: unknown, req: Req) {
+          const meta = ctx.meta as RequestMeta & { $statusCode?: number };
+          meta.requestId = req.$requestId;
+          meta.clientIp = clientIp(req);
+          const status = req.$alias?.binding.status;
+          if (status) meta.$statusCode = status;
+        },
+        onAfterCall(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, data: unknown) {
+          const location = req.$alias?.binding.location;
+          if (location) (ctx.meta as { $location?: string }).$location = location(data as never);
+          return data;
+        },
+      },
+    ],
+    onError(this: { logger: Context['broker']['logger'] }, req: Req, res: ServerResponse, err: unknown) {
+      const requestId = requestIdOf(req, res);
+      const out = formatError(err, requestId, config.docsUrl);
+      if (out.internal) this.logger.error(`[${requestId}] ${req.method} ${req.url}:`, err);
+      if (res.headersSent) return res.end();
+      res.writeHead(out.status, out.headers);
+      res.end(JSON.stringify(out.body));
+    },
+  },
+
+  actions: {
+    openapi: implement(openapi, async function (this: { openapiDocument: Record<string, unknown> }) {
+      return this.openapiDocument;
+    }),
+    errorCatalogue: implement(errorCatalogue, async () => ERROR_TABLE),
+  },
+
+  created() {
+    this.openapiDocument = buildOpenApi(HTTP_CONTRACTS, config.publicUrl);
+    this.ipLimiter = new IpLimiter(config.bootstrapPerIpPerHour, 3_600_000);
+  },
+
+  methods: {
+    /** Replaces moleculer-web's handler, which logs every non-4xx-coded error: onError decides. */
+    errorHandler(req: Req, res: ServerResponse, err: unknown) {
+      this.sendError(req, res, err);
+    },
+
+    /** Resolves the credential to a Principal in `ctx.meta.auth`; public routes need none. */
+    async authenticate(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, alias: GatewayAlias) {
+      if (alias.binding.access === 'public') return null;
+      const header = req.headers.authorization;
+      if (!header) throw new DomainError('MISSING_AUTH', 'Send Authorization: Bearer <API key or token>');
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw new DomainError('INVALID_TOKEN', 'The Authorization header must be "Bearer <API key or token>"');
+      const token = match[1]!;
+      let principal: Principal;
+      if (token.startsWith('svc_')) {
+        const companyHeader = req.headers['x-service-company'];
+        principal = await call(ctx, authenticateKey, { key: token, ...(typeof companyHeader === 'string' && companyHeader ? { companyHeader } : {}) });
+      } else {
+        throw new DomainError('INVALID_TOKEN', 'The token is not an API key, and no identity provider is configured to verify JWTs');
+      }
+      (ctx.meta as RequestMeta).auth = principal;
+      return null;
+    },
+
+    /** Access rules of the route, then the request's params against the action's contract. */
+    async authorize(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, alias: GatewayAlias) {
+      const { binding } = alias;
+      const auth = (ctx.meta as RequestMeta).auth;
+      if (binding.access === 'public') {
+        if (binding.perIpLimit) {
+          const wait = this.ipLimiter.hit(clientIp(req), Date.now());
+          if (wait > 0) throw new DomainError('RATE_LIMITED', `Too many sandbox bootstraps from this address; retry in ${wait} s`, { retryAfter: wait });
+        }
+      } else {
+        if (!auth) throw new DomainError('MISSING_AUTH', 'Send Authorization: Bearer <API key or token>');
+        if (binding.access !== 'authenticated' && !hasScope(auth.scopes, binding.access)) {
+          throw new DomainError('INSUFFICIENT_SCOPE', `This call requires the '${binding.access}' scope`, { extra: { requiredScope: binding.access } });
+        }
+        if (binding.testModeOnly && auth.livemode) throw new DomainError('TEST_MODE_ONLY', 'Only sandbox (test) keys may call this');
+        if (binding.company === 'required' && !auth.companyId) {
+          throw new DomainError('COMPANY_REQUIRED', auth.keyType === 'personal'
+            ? 'This key is not bound to a company; send X-Service-Company with one of your companies'
+            : 'Platform and white-label keys must send X-Service-Company: <company_id>');
+        }
+      }
+      const pathParams = Object.fromEntries(Object.entries(req.$params).filter(([k]) => binding.path.includes(`:${k}`)));
+      const params = requestParams(alias.method, req.query ?? {}, req.body, pathParams);
+      alias.check(params);
+      req.$params = params;
+    },
+  },
+};
+
+export default GatewayService;

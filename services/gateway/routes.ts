@@ -1,0 +1,20 @@
+/**
+ * The complete list of contracts the gateway exposes. Adding a service's contract module here is
+ * the only step that publishes its HTTP-bound actions (restricted mapping: nothing else is
+ * reachable from outside).
+ */
+import type { ActionContract } from '../shared/contract.ts';
+import * as gateway from './gateway.contract.ts';
+import * as tenancy from '../tenancy/tenancy.contract.ts';
+import * as sandbox from '../sandbox/sandbox.contract.ts';
+import * as health from '../health/health.contract.ts';
+
+type AnyContract = ActionContract<unknown, unknown>;
+
+function contractsOf(module: Record<string, unknown>): AnyContract[] {
+  return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
+}
+
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health].flatMap(contractsOf);
+
+export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -1,0 +1,128 @@
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import { schedule, type ScheduledTask } from 'node-cron';
+import { implement } from '../shared/contract.ts';
+import { maybeDatabaseOf } from '../shared/persistence/database.ts';
+import { brokerOptions } from '../../moleculer.config.ts';
+import { CircuitBoard, type BreakerEvent } from './circuit-board.ts';
+import { liveness, readiness, contracts, CHECK_CONTRACT_ACTION, type ContractStatus, type Readiness } from './health.contract.ts';
+
+const DB_CHECK_TIMEOUT_MS = 2_000;
+
+interface HealthState {
+  board: CircuitBoard;
+  contractResults: Map<string, ContractStatus>;
+  cronTask?: ScheduledTask;
+}
+
+/** Marks the HTTP answer 503 without turning it into an error envelope (the spec's health shape). */
+function degradedStatus(ctx: Context, degraded: boolean): void {
+  if (degraded) (ctx.meta as { $statusCode?: number }).$statusCode = 503;
+}
+
+async function checkDatabase(broker: Context['broker']): Promise<Readiness['database']> {
+  const orm = maybeDatabaseOf(broker);
+  if (!orm) return { status: 'not_configured', responseMs: null };
+  const started = performance.now();
+  try {
+    await Promise.race([
+      orm.em.fork().getConnection().execute('select 1'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${DB_CHECK_TIMEOUT_MS} ms`)), DB_CHECK_TIMEOUT_MS).unref()),
+    ]);
+    return { status: 'ok', responseMs: Math.round(performance.now() - started) };
+  } catch (err) {
+    return { status: 'down', responseMs: Math.round(performance.now() - started), error: (err as Error).message };
+  }
+}
+
+interface HealthMethods {
+  trackAdapters(): void;
+  runContractChecks(): Promise<void>;
+}
+
+type HealthThis = Service & HealthMethods & { state: HealthState };
+
+const HealthService: ServiceSchema<ServiceSettingSchema, HealthMethods, { state: HealthState }> = {
+  name: 'health',
+
+  created() {
+    const halfOpen = (this.broker.options.circuitBreaker as { halfOpenTime?: number } | undefined)?.halfOpenTime
+      ?? (brokerOptions().circuitBreaker as { halfOpenTime: number }).halfOpenTime;
+    this.state = { board: new CircuitBoard(halfOpen), contractResults: new Map() };
+  },
+
+  started() {
+    // Checks the tracked upstream contracts once a minute (override with EINV_CONTRACT_CHECK_CRON).
+    this.state.cronTask = schedule(process.env.EINV_CONTRACT_CHECK_CRON ?? '* * * * *', () => this.runContractChecks(), { noOverlap: true });
+  },
+
+  async stopped() {
+    await this.state.cronTask?.stop();
+  },
+
+  events: {
+    '$circuit-breaker.opened'(ctx: Context<BreakerEvent>) {
+      this.state.board.opened(ctx.params, Date.now());
+    },
+    '$circuit-breaker.half-opened'(ctx: Context<BreakerEvent>) {
+      this.state.board.halfOpened(ctx.params);
+    },
+    '$circuit-breaker.closed'(ctx: Context<BreakerEvent>) {
+      this.state.board.closed(ctx.params);
+    },
+  },
+
+  actions: {
+    liveness: implement(liveness, async () => ({ status: 'ok' as const })),
+
+    readiness: implement(readiness, async function (this: HealthThis, ctx) {
+      this.trackAdapters();
+      const database = await checkDatabase(this.broker);
+      const degraded = this.state.board.anyOpen() || database.status === 'down';
+      degradedStatus(ctx, degraded);
+      return { status: degraded ? 'degraded' : 'ok', circuits: this.state.board.view(Date.now()), database };
+    }),
+
+    contracts: implement(contracts, async function (this: HealthThis, ctx) {
+      const services = Object.fromEntries([...this.state.contractResults.entries()].sort(([a], [b]) => a.localeCompare(b)));
+      const degraded = Object.values(services).some((s) => s.status === 'failed');
+      degradedStatus(ctx, degraded);
+      return { status: degraded ? 'degraded' : 'ok', services };
+    }),
+
+    /** Runs every tracked contract check now (also what the cron tick does). */
+    runContractChecks: {
+      params: {},
+      async handler() {
+        await this.runContractChecks();
+        return { ok: true };
+      },
+    },
+  },
+
+  methods: {
+    /** Adapters are the broker-level dependencies: list them as closed until a breaker says otherwise. */
+    trackAdapters() {
+      for (const svc of this.broker.registry.getServiceList({ onlyAvailable: false, skipInternal: true }) as Array<{ name: string }>) {
+        if (svc.name.startsWith('adapter.')) this.state.board.track(svc.name);
+      }
+    },
+
+    async runContractChecks() {
+      const actions = (this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>)
+        .map((a) => a.name)
+        .filter((name) => name.endsWith(`.${CHECK_CONTRACT_ACTION}`));
+      await Promise.all([...new Set(actions)].map(async (name) => {
+        const service = name.slice(0, -CHECK_CONTRACT_ACTION.length - 1);
+        const started = performance.now();
+        try {
+          await this.broker.call(name, {}, { timeout: 10_000, retries: 0 });
+          this.state.contractResults.set(service, { status: 'ok', responseMs: Math.round(performance.now() - started), lastCheck: new Date().toISOString(), error: null });
+        } catch (err) {
+          this.state.contractResults.set(service, { status: 'failed', responseMs: Math.round(performance.now() - started), lastCheck: new Date().toISOString(), error: (err as Error).message });
+        }
+      }));
+    },
+  },
+};
+
+export default HealthService;

@@ -1,0 +1,32 @@
+/**
+ * The service catalogue: every service a process can run, by name. `SERVICES=gateway,health`
+ * runs just those (one role per container); unset runs them all in one process.
+ */
+import type { ServiceSchema } from 'moleculer';
+import GatewayService from './gateway/gateway.service.ts';
+import TenancyService from './tenancy/tenancy.service.ts';
+import SandboxService from './sandbox/sandbox.service.ts';
+import HealthService from './health/health.service.ts';
+
+export interface ServiceEntry {
+  // Each schema types its own `this`; the catalogue only hands them to the broker.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  schema: ServiceSchema<any, any, any, any>;
+  /** Needs the PostgreSQL database attached to its broker. */
+  database: boolean;
+}
+
+export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
+  gateway: { schema: GatewayService, database: false },
+  tenancy: { schema: TenancyService, database: true },
+  sandbox: { schema: SandboxService, database: false },
+  // Health reads the database when one is attached to its process, to report it in readiness.
+  health: { schema: HealthService, database: true },
+};
+
+export function selectServices(names: string[] | undefined): Array<[string, ServiceEntry]> {
+  if (!names) return Object.entries(SERVICE_CATALOGUE);
+  const unknown = names.filter((n) => !(n in SERVICE_CATALOGUE));
+  if (unknown.length) throw new Error(`SERVICES names unknown services: ${unknown.join(', ')} (known: ${Object.keys(SERVICE_CATALOGUE).join(', ')})`);
+  return names.map((n) => [n, SERVICE_CATALOGUE[n]!]);
+}

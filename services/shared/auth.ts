@@ -1,0 +1,37 @@
+import type { Context } from 'moleculer';
+import type { Scope } from './contract.ts';
+import type { KeyType } from '../tenancy/api-key.entity.ts';
+
+/**
+ * Who is calling, resolved once by the gateway and carried in `ctx.meta.auth` to every service
+ * (it travels with the context across NATS).
+ */
+export interface Principal {
+  authMethod: 'api_key' | 'jwt' | 'client_credentials';
+  organizationId: string;
+  apiKeyId: string | null;
+  userId: string | null;
+  email: string | null;
+  keyType: KeyType | null;
+  scopes: Scope[];
+  /** false for sandbox credentials. */
+  livemode: boolean;
+  /** The company this call acts for: the key's own company, or X-Service-Company for platform keys. */
+  companyId: string | null;
+}
+
+export interface RequestMeta {
+  auth?: Principal;
+  requestId?: string;
+  clientIp?: string;
+}
+
+export function principalOf(ctx: Context): Principal {
+  const auth = (ctx.meta as RequestMeta).auth;
+  if (!auth) throw new Error('This action needs an authenticated caller (ctx.meta.auth is unset)');
+  return auth;
+}
+
+export function hasScope(granted: readonly Scope[], required: Scope): boolean {
+  return granted.includes('*') || granted.includes(required);
+}

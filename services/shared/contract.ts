@@ -1,0 +1,97 @@
+/**
+ * Typed service contracts. Each service's `*.contract.ts` declares its actions with this helper:
+ * the action name, the fastest-validator schema of its params, the TypeScript types of params and
+ * result (phantom), and — for actions exposed over HTTP — the route binding. The gateway builds its
+ * aliases, its request validation and the OpenAPI document from these same objects, so the three
+ * cannot drift apart.
+ */
+import type { ValidationSchema } from 'fastest-validator';
+
+/** API-key scopes, exactly as the spec lists them. */
+export const SCOPES = [
+  'send', 'receive', 'documents.read', 'documents.search', 'documents.write', 'companies.read', 'companies.write',
+  'directory', 'partners', 'payments', 'lifecycle', 'compliance', 'stats', 'platform', '*',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  send: 'Send documents',
+  receive: 'Configure webhooks and SMP',
+  'documents.read': 'Read documents, download XML/PDF',
+  'documents.search': 'Search documents',
+  'documents.write': 'Mark read, archive, tag, add notes',
+  'companies.read': 'Read companies',
+  'companies.write': 'Create and change companies',
+  directory: 'Search the directory, verify recipients',
+  partners: 'Manage partners',
+  payments: 'Payment methods, terms, partner sharing',
+  lifecycle: 'Move document lifecycle statuses',
+  compliance: 'Compliance reporting',
+  stats: 'Usage statistics',
+  platform: 'Onboard companies, manage keys and settings',
+  '*': 'Everything',
+};
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it) describing a response body. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** Path with `:param` placeholders, e.g. `/v1/api-keys/:id`. */
+  path: string;
+  /** A scope the credential must hold, `authenticated` (any valid credential) or `public`. */
+  access: Scope | 'authenticated' | 'public';
+  /** `required`: the call acts for one company, so platform and white-label keys must name it. */
+  company?: 'required';
+  /** Only sandbox (test-mode) credentials may call it. */
+  testModeOnly?: boolean;
+  /** Public calls that are throttled per client IP, more strictly than the API. */
+  perIpLimit?: boolean;
+  summary: string;
+  tag: string;
+  /** Success status; 200 unless stated. */
+  status?: number;
+  /** For 201 answers: the `Location` of what was created, from the result. */
+  location?: (result: never) => string;
+  response: JsonSchema;
+}
+
+export interface ActionContract<Params, Result> {
+  /** Fully qualified action name, `<service>.<action>`. */
+  readonly action: string;
+  /** The action's own name inside its service. */
+  readonly name: string;
+  readonly params: ValidationSchema;
+  readonly http?: HttpBinding;
+  /** Phantom members carrying the TypeScript types; never set at run time. */
+  readonly __params?: Params;
+  readonly __result?: Result;
+}
+
+export type ParamsOf<C> = C extends ActionContract<infer P, unknown> ? P : never;
+export type ResultOf<C> = C extends ActionContract<unknown, infer R> ? R : never;
+
+export function defineAction<Params, Result>(
+  service: string,
+  name: string,
+  definition: { params: ValidationSchema; http?: HttpBinding },
+): ActionContract<Params, Result> {
+  return { action: `${service}.${name}`, name, ...definition };
+}
+
+/** Every schema of ours strips unknown members instead of failing: clients may send newer fields. */
+export const STRICT_REMOVE = { $$strict: 'remove' } as const;
+
+// `this` is the service instance; handlers that use it annotate it with their service's type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type HandlerOf<C> = C extends ActionContract<infer P, infer R> ? (this: any, ctx: import('moleculer').Context<P>) => Promise<R> : never;
+
+/**
+ * Implements a contract in a service schema: the action validates its params with the contract's
+ * schema and its handler is typed by the contract, so the two cannot disagree.
+ */
+export function implement<C extends ActionContract<unknown, unknown>>(contract: C, handler: HandlerOf<C>) {
+  return { params: contract.params, handler };
+}

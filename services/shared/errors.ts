@@ -1,0 +1,88 @@
+/**
+ * Typed domain errors. Domain code throws these with a stable, spec-exact `code`; it never decides
+ * an HTTP status. The gateway's error formatter (services/gateway/error-formatter.ts) is the one
+ * place that turns a code into a status and the public envelope.
+ *
+ * They carry everything in `code`, `message` and `data`, the fields Moleculer's transit keeps when
+ * an error crosses NATS, so a remote DomainError formats exactly like a local one. They extend
+ * MoleculerError so that moleculer-web passes them through its middleware chain untouched.
+ */
+import { Errors } from 'moleculer';
+
+/** Field-level detail of the error envelope. */
+export interface FieldIssue {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+/** Error codes of the spec's error table (plus a few of ours, documented in the OpenAPI). */
+export const ERROR_CODES = [
+  'INVALID_REQUEST', 'MISSING_FIELD', 'INVALID_ENUM', 'INVALID_VAT_FORMAT', 'INVALID_IBAN', 'INVALID_CURRENCY', 'INVALID_DATE',
+  'MISSING_AUTH', 'INVALID_TOKEN', 'EXPIRED_TOKEN', 'REVOKED_KEY',
+  'INSUFFICIENT_SCOPE', 'COMPANY_FORBIDDEN', 'COMPANY_REQUIRED', 'ORGANIZATION_FORBIDDEN', 'TEST_MODE_ONLY',
+  'RESOURCE_NOT_FOUND', 'COMPANY_NOT_FOUND', 'DOCUMENT_NOT_FOUND', 'ROUTE_NOT_FOUND', 'METHOD_NOT_ALLOWED',
+  'COMPANY_EXISTS', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
+  'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
+  'VAT_NOT_FOUND', 'VAT_INACTIVE', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'UBL_VALIDATION_FAILED',
+  'RATE_LIMITED', 'QUOTA_EXCEEDED',
+  'INTERNAL_ERROR', 'UPSTREAM_ERROR', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+export interface DomainErrorData {
+  details?: FieldIssue[];
+  /** Extra top-level members of the envelope's `error` object (e.g. `existingId`, `allowedTransitions`). */
+  extra?: Record<string, unknown>;
+  /** Seconds a client should wait; becomes `Retry-After`. */
+  retryAfter?: number;
+}
+
+export class DomainError extends Errors.MoleculerError {
+  declare data: DomainErrorData;
+
+  /**
+   * The spec code travels in Moleculer's string `type` slot (Moleculer's own errors use it the
+   * same way, e.g. SERVICE_NOT_FOUND); the numeric `code` slot stays 0 because choosing a status
+   * is the gateway's job, not the domain's.
+   */
+  constructor(code: ErrorCode, message: string, data: DomainErrorData = {}) {
+    super(message, 0, code, data);
+    this.name = 'DomainError';
+    // Client errors are never retried by the broker and never trip a circuit breaker.
+    this.retryable = false;
+  }
+
+  get errorCode(): ErrorCode {
+    return this.type as ErrorCode;
+  }
+}
+
+/**
+ * The spec code of any error: a DomainError (local, or rebuilt from transit) carries it in `type`;
+ * plain errors of pure modules (e.g. mappings' MappingError) carry it in `code`.
+ */
+export function specCodeOf(err: unknown): ErrorCode | undefined {
+  const e = err as { type?: unknown; code?: unknown } | null;
+  if (isErrorCode(e?.type)) return e.type;
+  if (isErrorCode(e?.code)) return e.code;
+  return undefined;
+}
+
+export const notFound = (what: string, id: string, code: ErrorCode = 'RESOURCE_NOT_FOUND') =>
+  new DomainError(code, `${what} '${id}' was not found`);
+
+const SERVER_SIDE_CODES: ReadonlySet<ErrorCode> = new Set(['INTERNAL_ERROR', 'UPSTREAM_ERROR', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT']);
+
+/**
+ * True when the caller caused the error (bad input, missing rights, not found…). Such errors must
+ * never trip a circuit breaker nor be retried: a partner is not unhealthy because a client erred.
+ */
+export function isClientFault(err: unknown): boolean {
+  const code = specCodeOf(err);
+  return code !== undefined && !SERVER_SIDE_CODES.has(code);
+}

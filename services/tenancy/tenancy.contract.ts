@@ -1,0 +1,212 @@
+/**
+ * tenancy: organizations, their companies and their API keys; resolves credentials to a Principal.
+ */
+import { defineAction, SCOPES, STRICT_REMOVE, type Scope } from '../shared/contract.ts';
+import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
+import type { Principal } from '../shared/auth.ts';
+import { KEY_TYPES, type KeyType } from './api-key.entity.ts';
+import type { Address, CompanyStatus } from './company.entity.ts';
+
+const SERVICE = 'tenancy';
+
+// ---------- shapes ----------
+
+export interface ApiKeyView {
+  id: string;
+  /** The full key: present only in the response that created it. */
+  key?: string;
+  keyPrefix: string;
+  name: string;
+  scopes: Scope[];
+  keyType: KeyType;
+  livemode: boolean;
+  companyId: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface CompanyView {
+  id: string;
+  organizationId: string;
+  name: string;
+  slug: string;
+  legalName: string | null;
+  country: string;
+  vatNumber: string | null;
+  taxNumber: string | null;
+  registrationNumber: string | null;
+  legalAddressId: string | null;
+  address: Address | null;
+  isPublic: boolean;
+  dataProviderType: string | null;
+  dataProviderSyncDate: string | null;
+  peppolId: string | null;
+  status: CompanyStatus;
+  smpRegistered: boolean;
+  createdAt: string;
+  updatedAt: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface Identity {
+  authMethod: Principal['authMethod'];
+  userId: string | null;
+  email: string | null;
+  keyType: KeyType | null;
+  apiKeyId: string | null;
+  organizationId: string;
+  organizationIds: string[];
+  organizations: Array<{ id: string; name: string; country: string | null; vatNumber: string | null }>;
+  scopes: Scope[];
+  isTestMode: boolean;
+}
+
+const nullableString = { type: ['string', 'null'] };
+const addressSchema = {
+  type: ['object', 'null'],
+  properties: { street: { type: 'string' }, streetLine2: { type: 'string' }, city: { type: 'string' }, postalCode: { type: 'string' }, country: { type: 'string' } },
+};
+export const apiKeyResponse = {
+  type: 'object',
+  required: ['id', 'keyPrefix', 'name', 'scopes', 'keyType', 'livemode', 'createdAt'],
+  properties: {
+    id: { type: 'string', examples: ['key_01JD7Z3V9Q1M2N3P4R5S6T7V8W'] },
+    key: { type: 'string', description: 'The full key. Returned once, at creation.' },
+    keyPrefix: { type: 'string', examples: ['svc_test_Ab12Cd'] },
+    name: { type: 'string' },
+    scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
+    keyType: { type: 'string', enum: [...KEY_TYPES] },
+    livemode: { type: 'boolean' },
+    companyId: nullableString,
+    createdAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+export const companyResponse = {
+  type: 'object',
+  required: ['id', 'organizationId', 'name', 'slug', 'country', 'status', 'smpRegistered', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' }, organizationId: { type: 'string' }, name: { type: 'string' }, slug: { type: 'string' },
+    legalName: nullableString, country: { type: 'string' }, vatNumber: nullableString, taxNumber: nullableString,
+    registrationNumber: nullableString, legalAddressId: nullableString, address: addressSchema, isPublic: { type: 'boolean' },
+    dataProviderType: nullableString, dataProviderSyncDate: { type: ['string', 'null'], format: 'date-time' },
+    peppolId: { type: ['string', 'null'], description: '<scheme>:<identifier>' },
+    status: { type: 'string', enum: ['active', 'pending_verification'] }, smpRegistered: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' }, updatedAt: { type: 'string', format: 'date-time' },
+    metadata: { type: 'object' },
+  },
+};
+
+// ---------- actions ----------
+
+export interface AuthenticateKeyParams {
+  key: string;
+  /** X-Service-Company as sent, if any. */
+  companyHeader?: string;
+}
+/** Resolves an API key (and the acting company) to a Principal, or throws 401/403 codes. */
+export const authenticateKey = defineAction<AuthenticateKeyParams, Principal>(SERVICE, 'authenticateKey', {
+  params: { key: { type: 'string', min: 1, max: 512 }, companyHeader: { type: 'string', optional: true, max: 128 } },
+});
+
+export const me = defineAction<Record<string, never>, Identity>(SERVICE, 'me', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'GET', path: '/v1/me', access: 'authenticated', tag: 'Identity',
+    summary: 'Who the caller is: organization, key type, scopes, test mode',
+    response: {
+      type: 'object',
+      required: ['authMethod', 'organizationId', 'organizationIds', 'organizations', 'scopes', 'isTestMode'],
+      properties: {
+        authMethod: { type: 'string', enum: ['api_key', 'jwt', 'client_credentials'] },
+        userId: nullableString, email: nullableString,
+        keyType: { type: ['string', 'null'], enum: [...KEY_TYPES, null] }, apiKeyId: nullableString,
+        organizationId: { type: 'string' }, organizationIds: { type: 'array', items: { type: 'string' } },
+        organizations: {
+          type: 'array',
+          items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, country: nullableString, vatNumber: nullableString } },
+        },
+        scopes: { type: 'array', items: { type: 'string' } },
+        isTestMode: { type: 'boolean' },
+      },
+    },
+  },
+});
+
+export const actingCompany = defineAction<Record<string, never>, CompanyView>(SERVICE, 'actingCompany', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'GET', path: '/v1/me/company', access: 'authenticated', company: 'required', tag: 'Identity',
+    summary: 'The company this call acts for (the key\'s company, or X-Service-Company for platform and white-label keys)',
+    response: companyResponse,
+  },
+});
+
+export interface CreateApiKeyParams {
+  name: string;
+  scopes?: Scope[];
+  keyType?: KeyType;
+  companyId?: string;
+}
+export const createApiKey = defineAction<CreateApiKeyParams, ApiKeyView>(SERVICE, 'createApiKey', {
+  params: {
+    ...STRICT_REMOVE,
+    name: { type: 'string', min: 1, max: 100, trim: true },
+    scopes: { type: 'array', optional: true, min: 1, unique: true, items: { type: 'enum', values: [...SCOPES] } },
+    keyType: { type: 'enum', values: [...KEY_TYPES], optional: true },
+    companyId: { type: 'string', optional: true, max: 64 },
+  },
+  http: {
+    method: 'POST', path: '/v1/api-keys', access: 'platform', tag: 'API keys', status: 201,
+    location: (key: ApiKeyView) => `/v1/api-keys/${key.id}`,
+    summary: 'Create an API key in the caller\'s organization (same mode as the caller); the full key is returned once',
+    response: apiKeyResponse,
+  },
+});
+
+export const listApiKeys = defineAction<{ limit?: number; cursor?: string }, Page<ApiKeyView>>(SERVICE, 'listApiKeys', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS },
+  http: { method: 'GET', path: '/v1/api-keys', access: 'platform', tag: 'API keys', summary: 'List the organization\'s active keys (prefix only)', response: pageSchema(apiKeyResponse) },
+});
+
+export const revokeApiKey = defineAction<{ id: string }, { id: string; revoked: true; revokedAt: string }>(SERVICE, 'revokeApiKey', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'DELETE', path: '/v1/api-keys/:id', access: 'platform', tag: 'API keys',
+    summary: 'Revoke a key; later calls with it get 401 REVOKED_KEY',
+    response: { type: 'object', required: ['id', 'revoked', 'revokedAt'], properties: { id: { type: 'string' }, revoked: { const: true }, revokedAt: { type: 'string', format: 'date-time' } } },
+  },
+});
+
+export const listCompanies = defineAction<{ limit?: number; cursor?: string }, Page<CompanyView>>(SERVICE, 'listCompanies', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS },
+  http: { method: 'GET', path: '/v1/companies', access: 'companies.read', tag: 'Companies', summary: 'List the organization\'s companies', response: pageSchema(companyResponse) },
+});
+
+export const getCompany = defineAction<{ id: string }, CompanyView>(SERVICE, 'getCompany', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 } },
+  http: {
+    method: 'GET', path: '/v1/companies/:id', access: 'companies.read', tag: 'Companies',
+    summary: 'One company, by id, by `vat:<VAT number>` or by `peppol:<scheme>:<identifier>`',
+    response: companyResponse,
+  },
+});
+
+export interface ProvisionParams {
+  organization: { name: string; sandbox: boolean; plan?: string; country?: string; vatNumber?: string };
+  company: { name: string; country: string; vatNumber?: string; registrationNumber?: string; peppolId?: string; address?: Address };
+  apiKey: { name: string; keyType: KeyType; scopes?: Scope[]; email?: string; expiresAt?: string };
+}
+export interface ProvisionResult {
+  organizationId: string;
+  company: CompanyView;
+  apiKey: ApiKeyView & { key: string };
+}
+/** Creates an organization with its first company and key in one transaction (sandbox bootstrap, onboarding). */
+export const provision = defineAction<ProvisionParams, ProvisionResult>(SERVICE, 'provision', {
+  params: {
+    organization: { type: 'object', props: { name: 'string', sandbox: 'boolean', plan: 'string|optional', country: 'string|optional', vatNumber: 'string|optional' } },
+    company: { type: 'object', props: { name: 'string', country: 'string', vatNumber: 'string|optional', registrationNumber: 'string|optional', peppolId: 'string|optional', address: 'object|optional' } },
+    apiKey: { type: 'object', props: { name: 'string', keyType: { type: 'enum', values: [...KEY_TYPES] }, scopes: 'array|optional', email: 'string|optional', expiresAt: 'string|optional' } },
+  },
+});

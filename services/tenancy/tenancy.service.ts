@@ -1,0 +1,207 @@
+import type { Context, ServiceSchema } from 'moleculer';
+import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { DomainError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { systemClock } from '../shared/clock.ts';
+import { principalOf, hasScope, type Principal } from '../shared/auth.ts';
+import { readPageRequest, toPage } from '../shared/pagination.ts';
+import { implement as action } from '../shared/contract.ts';
+import { Organization, type Plan } from './organization.entity.ts';
+import { Company } from './company.entity.ts';
+import { ApiKey } from './api-key.entity.ts';
+import { generateKey, hashKey } from './api-key-secrets.ts';
+import { apiKeyView, companyView, slugify } from './views.ts';
+import * as contract from './tenancy.contract.ts';
+
+const companyForbidden = (id: string) => new DomainError('COMPANY_FORBIDDEN', `Company '${id}' is not one this credential may act for`);
+
+async function findCompanyOf(ctx: Context, organizationId: string, ref: string) {
+  const em = emOf(ctx);
+  if (ref.startsWith('vat:')) return em.findOne(Company, { organization: organizationId, vatNumber: ref.slice(4).toUpperCase() });
+  if (ref.startsWith('peppol:')) return em.findOne(Company, { organization: organizationId, peppolId: ref.slice(7) });
+  return em.findOne(Company, { id: ref, organization: organizationId });
+}
+
+const TenancyService: ServiceSchema = {
+  name: 'tenancy',
+  mixins: [OrmMixin],
+
+  actions: {
+    authenticateKey: action(contract.authenticateKey, async (ctx) => {
+      const em = emOf(ctx);
+      const row = await em.findOne(ApiKey, { keyHash: hashKey(ctx.params.key) });
+      if (!row) throw new DomainError('INVALID_TOKEN', 'The API key is not recognised');
+      if (row.revokedAt) throw new DomainError('REVOKED_KEY', 'This API key has been revoked');
+      if (row.expiresAt && row.expiresAt <= systemClock.now()) throw new DomainError('EXPIRED_TOKEN', 'This API key has expired; bootstrap a new sandbox key');
+
+      let companyId = row.company?.id ?? null;
+      const header = ctx.params.companyHeader;
+      if (header) {
+        const company = await em.findOne(Company, { id: header, organization: row.organization.id });
+        // A company of another organization is refused the same way as an unknown one: no existence leak.
+        if (!company) throw companyForbidden(header);
+        if (row.keyType === 'personal' && companyId && companyId !== company.id) throw companyForbidden(header);
+        companyId = company.id;
+      } else if (row.keyType !== 'personal') {
+        companyId = null;
+      }
+      return {
+        authMethod: 'api_key',
+        organizationId: row.organization.id,
+        apiKeyId: row.id,
+        userId: null,
+        email: row.email ?? null,
+        keyType: row.keyType,
+        scopes: row.scopes as Principal['scopes'],
+        livemode: row.livemode,
+        companyId,
+      };
+    }),
+
+    me: action(contract.me, async (ctx) => {
+      const auth = principalOf(ctx);
+      const org = await emOf(ctx).findOneOrFail(Organization, auth.organizationId);
+      return {
+        authMethod: auth.authMethod,
+        userId: auth.userId,
+        email: auth.email,
+        keyType: auth.keyType,
+        apiKeyId: auth.apiKeyId,
+        organizationId: org.id,
+        organizationIds: [org.id],
+        organizations: [{ id: org.id, name: org.name, country: org.country ?? null, vatNumber: org.vatNumber ?? null }],
+        scopes: auth.scopes,
+        isTestMode: !auth.livemode,
+      };
+    }),
+
+    actingCompany: action(contract.actingCompany, async (ctx) => {
+      const auth = principalOf(ctx);
+      if (!auth.companyId) throw new DomainError('COMPANY_REQUIRED', 'This credential has no company; send X-Service-Company');
+      const company = await emOf(ctx).findOne(Company, { id: auth.companyId, organization: auth.organizationId });
+      if (!company) throw companyForbidden(auth.companyId);
+      return companyView(company);
+    }),
+
+    createApiKey: action(contract.createApiKey, async (ctx) => {
+      const auth = principalOf(ctx);
+      const em = emOf(ctx);
+      const scopes = ctx.params.scopes ?? ['*'];
+      const beyond = scopes.filter((s) => !hasScope(auth.scopes, s));
+      if (beyond.length) {
+        throw new DomainError('INSUFFICIENT_SCOPE', `A key cannot grant scopes it does not hold: ${beyond.join(', ')}`, {
+          details: beyond.map((s) => ({ field: 'scopes', rule: 'subset', message: `Scope '${s}' is not held by the calling key` })),
+        });
+      }
+      const keyType = ctx.params.keyType ?? 'personal';
+      let company: Company | null = null;
+      const companyRef = ctx.params.companyId ?? (keyType === 'personal' ? auth.companyId : null);
+      if (companyRef) {
+        company = await em.findOne(Company, { id: companyRef, organization: auth.organizationId });
+        if (!company) throw companyForbidden(companyRef);
+      }
+      const secret = generateKey(keyType, auth.livemode);
+      const caller = auth.apiKeyId ? await em.findOne(ApiKey, auth.apiKeyId) : null;
+      const row = em.create(ApiKey, {
+        id: newId('apiKey'),
+        organization: auth.organizationId,
+        company,
+        name: ctx.params.name,
+        keyPrefix: secret.keyPrefix,
+        keyHash: secret.keyHash,
+        keyType,
+        scopes,
+        livemode: auth.livemode,
+        email: auth.email,
+        // A sandbox key never outlives the sandbox key that minted it.
+        expiresAt: caller?.expiresAt ?? null,
+      });
+      await em.flush();
+      return { ...apiKeyView(row), key: secret.key };
+    }),
+
+    listApiKeys: action(contract.listApiKeys, async (ctx) => {
+      const auth = principalOf(ctx);
+      const page = readPageRequest(ctx.params);
+      const rows = await emOf(ctx).find(
+        ApiKey,
+        { organization: auth.organizationId, revokedAt: null, ...(page.after ? { id: { $lt: page.after } } : {}) },
+        { orderBy: { id: 'desc' }, limit: page.limit + 1 },
+      );
+      return toPage(rows, page, (r) => r.id, apiKeyView);
+    }),
+
+    revokeApiKey: action(contract.revokeApiKey, async (ctx) => {
+      const auth = principalOf(ctx);
+      const em = emOf(ctx);
+      const row = await em.findOne(ApiKey, { id: ctx.params.id, organization: auth.organizationId });
+      if (!row) throw new DomainError('RESOURCE_NOT_FOUND', `API key '${ctx.params.id}' was not found`);
+      row.revokedAt ??= systemClock.now();
+      await em.flush();
+      return { id: row.id, revoked: true as const, revokedAt: row.revokedAt.toISOString() };
+    }),
+
+    listCompanies: action(contract.listCompanies, async (ctx) => {
+      const auth = principalOf(ctx);
+      const page = readPageRequest(ctx.params);
+      const rows = await emOf(ctx).find(
+        Company,
+        { organization: auth.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+        { orderBy: { id: 'desc' }, limit: page.limit + 1 },
+      );
+      return toPage(rows, page, (r) => r.id, companyView);
+    }),
+
+    getCompany: action(contract.getCompany, async (ctx) => {
+      const auth = principalOf(ctx);
+      const company = await findCompanyOf(ctx, auth.organizationId, ctx.params.id);
+      if (!company) throw new DomainError('COMPANY_NOT_FOUND', `Company '${ctx.params.id}' was not found`);
+      return companyView(company);
+    }),
+
+    provision: action(contract.provision, async (ctx) => {
+      const { organization: o, company: c, apiKey: k } = ctx.params;
+      return emOf(ctx).transactional(async (em) => {
+        const org = em.create(Organization, {
+          id: newId('organization'),
+          name: o.name,
+          plan: (o.plan ?? 'free') as Plan,
+          sandbox: o.sandbox,
+          country: o.country ?? null,
+          vatNumber: o.vatNumber ?? null,
+        });
+        const company = em.create(Company, {
+          id: newId('company'),
+          organization: org,
+          name: c.name,
+          legalName: c.name,
+          slug: slugify(c.name),
+          country: c.country,
+          vatNumber: c.vatNumber ?? null,
+          registrationNumber: c.registrationNumber ?? null,
+          peppolId: c.peppolId ?? null,
+          address: c.address ?? null,
+          status: 'active',
+        });
+        const secret = generateKey(k.keyType, !o.sandbox);
+        const key = em.create(ApiKey, {
+          id: newId('apiKey'),
+          organization: org,
+          company: k.keyType === 'personal' ? company : null,
+          name: k.name,
+          keyPrefix: secret.keyPrefix,
+          keyHash: secret.keyHash,
+          keyType: k.keyType,
+          scopes: k.scopes ?? ['*'],
+          livemode: !o.sandbox,
+          email: k.email ?? null,
+          expiresAt: k.expiresAt ? new Date(k.expiresAt) : null,
+        });
+        await em.flush();
+        return { organizationId: org.id, company: companyView(company), apiKey: { ...apiKeyView(key), key: secret.key } };
+      });
+    }),
+  },
+};
+
+export default TenancyService;
