@@ -13,3 +13,7 @@ export { canonicalToUbl } from './ubl-2.1/from-canonical.ts';
 export { peppolIdFromVat, parsePeppolId, ICD_BY_VAT_PREFIX } from './identifiers/peppol-id.ts';
 export { isValidVatNumber, countryOfVat } from './identifiers/vat.ts';
 export { isValidIban } from './identifiers/iban.ts';
+export { ublToCanonical, ublTreeToCanonical } from './ubl-2.1/to-canonical.ts';
+export type { ParsedDocument } from './ubl-2.1/to-canonical.ts';
+export { canonicalToCii } from './cii-d16b/from-canonical.ts';
+export { ciiToCanonical, ciiTreeToCanonical } from './cii-d16b/to-canonical.ts';
