@@ -24,7 +24,7 @@ function convert(el: Element): XEl {
   const kids: XEl[] = [];
   let text = '';
   for (const n of el.childNodes()) {
-    const t = n.type();
+    const t: string = n.type(); // 'cdata' is returned at runtime though absent from the typings
     if (t === 'element') kids.push(convert(n as Element));
     else if (t === 'text' || t === 'cdata') text += (n as unknown as { text(): string }).text();
   }
