@@ -22,7 +22,7 @@ export const XSL_NS = 'http://www.w3.org/1999/XSL/Transform';
 /** Our extension namespace for pack metadata on asserts (einv:bt). */
 export const EINV_NS = 'urn:einvoicing-exchange:schematron';
 /** Bump when the generated XSLT changes shape: part of the cache key. */
-export const COMPILER_VERSION = '1';
+export const COMPILER_VERSION = '3';
 
 /** Fields of each finding map emitted by a compiled pack. */
 export interface CompiledFinding {
@@ -123,6 +123,59 @@ function parseLet(el: Element, where: string): Let {
   const value = attr(el, 'value');
   if (value === null) throw new SchematronCompileError(`${where}: sch:let ${name} needs @value`);
   return { name, value };
+}
+
+
+/** Split at top-level occurrences of `sep` (outside brackets, parentheses and string literals). */
+function splitTop(expr: string, sep: string): string[] {
+  const parts: string[] = [];
+  let depth = 0; let quote = ''; let cur = '';
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i]!;
+    if (quote) { cur += c; if (c === quote) quote = ''; continue; }
+    if (c === '"' || c === "'") { quote = c; cur += c; continue; }
+    if (c === '[' || c === '(') depth++;
+    if (c === ']' || c === ')') depth--;
+    if (depth === 0 && expr.startsWith(sep, i)) { parts.push(cur); cur = ''; i += sep.length - 1; continue; }
+    cur += c;
+  }
+  parts.push(cur);
+  return parts;
+}
+
+/**
+ * The element local names a rule context can match, read from the last step of each union branch
+ * ('#doc' for the document node). null = cannot tell (wildcard, attribute, function …): the
+ * pattern then visits every element.
+ */
+export function contextCandidates(context: string): Set<string> | null {
+  const names = new Set<string>();
+  for (let branch of splitTop(context, '|')) {
+    branch = branch.trim();
+    if (branch === '/') { names.add('#doc'); continue; }
+    // drop trailing predicates
+    let b = branch;
+    for (;;) {
+      const t = b.trimEnd();
+      if (!t.endsWith(']')) { b = t; break; }
+      let depth = 0; let j = t.length - 1; let quote = '';
+      for (; j >= 0; j--) {
+        const c = t[j]!;
+        if (quote) { if (c === quote) quote = ''; continue; }
+        if (c === '"' || c === "'") { quote = c; continue; }
+        if (c === ']') depth++;
+        if (c === '[') { depth--; if (depth === 0) break; }
+      }
+      if (j < 0) return null;
+      b = t.slice(0, j);
+    }
+    const steps = splitTop(b, '/');
+    const last = steps[steps.length - 1]!.trim().replace(/^child::/, '');
+    const m = /^(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)$/.exec(last);
+    if (!m) return null;
+    names.add(m[1]!);
+  }
+  return names;
 }
 
 export interface CompileResult {
@@ -310,14 +363,41 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
   <xsl:sequence select="if ($n instance of document-node()) then '/' else string-join(for $a in $n/ancestor-or-self::node()[not(. instance of document-node())] return einv:step($a), '')"/>
 </xsl:function>`);
 
+  // Dispatch. Each pattern's rules are split by the local name their context can match
+  // (contextCandidates): one mode per (pattern, local name) holding, in their original order, only
+  // the rules that can match that name, fed from one name index (xsl:key) built per document. A
+  // node is thus tried only against the rules that could match it, and "first matching rule of the
+  // pattern wins" still holds (a node of local name N can only match rules listing N). A pattern
+  // with a context we cannot analyse keeps one mode and visits every element (and attribute).
+  const fullWalk = needsAttributes ? '(., descendant::*, descendant::*/@*)' : '(., descendant::*)';
+  const dispatch: string[] = [];
+  const modeName = (pi: number, local: string | null): string =>
+    local === null ? `einv:p${pi}` : `einv:p${pi}-${local === '#doc' ? '-doc' : local}`;
   patterns.forEach((p, pi) => {
     out.push(`<!-- pattern ${esc(p.id)} -->`);
-    out.push(`<xsl:mode name="einv:p${pi}" on-no-match="deep-skip"/>`);
-    // deep-skip would still descend from a document node: stop that, the walk visits every node itself
-    out.push(`<xsl:template match="document-node()" mode="einv:p${pi}" priority="-1000"/>`);
+    const cands = p.rules.map((r) => contextCandidates(r.context!));
+    const analysable = cands.every((c) => c !== null);
+    const names: string[] = [];
+    if (analysable) for (const c of cands) for (const nm of c!) if (!names.includes(nm)) names.push(nm);
+    const modes = analysable ? names.map((nm) => modeName(pi, nm)) : [modeName(pi, null)];
+    for (const m of modes) {
+      out.push(`<xsl:mode name="${m}" on-no-match="deep-skip"/>`);
+    }
+    // deep-skip would still descend from a document node: stop that, the dispatch visits nodes itself
+    out.push(`<xsl:template match="document-node()" mode="${modes.join(' ')}" priority="-1000"/>`);
+    if (analysable) {
+      for (const nm of names) {
+        dispatch.push(nm === '#doc'
+          ? `    <xsl:apply-templates select="." mode="${modeName(pi, nm)}"/>`
+          : `    <xsl:apply-templates select="key('einv:by-name', ${esc(strLit(nm))})" mode="${modeName(pi, nm)}"/>`);
+      }
+    } else {
+      dispatch.push(`    <xsl:apply-templates select="${esc(fullWalk)}" mode="${modeName(pi, null)}"/>`);
+    }
     const n = p.rules.length;
     p.rules.forEach((r, ri) => {
-      out.push(`<xsl:template match="${esc(r.context!)}" mode="einv:p${pi}" priority="${n - ri}">`);
+      const rModes = analysable ? [...cands[ri]!].map((nm) => modeName(pi, nm)) : [modeName(pi, null)];
+      out.push(`<xsl:template match="${esc(r.context!)}" mode="${rModes.join(' ')}" priority="${n - ri}">`);
       for (const l of r.lets) out.push(`  <xsl:variable name="${esc(l.name)}" select="${esc(l.value)}"/>`);
       for (const ch of r.checks) {
         const cond = ch.kind === 'assert' ? `not(${ch.test})` : `(${ch.test})`;
@@ -329,13 +409,10 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
       out.push('</xsl:template>');
     });
   });
-
-  const walk = needsAttributes ? '(., descendant::*, descendant::*/@*)' : '(., descendant::*)';
+  out.push('<xsl:key name="einv:by-name" match="*" use="local-name()"/>');
   out.push(`<xsl:template match="/" mode="#unnamed">
   <xsl:variable name="einv:found" as="map(*)*">
-    <xsl:for-each select="${walk}">
-${patterns.map((_, pi) => `      <xsl:apply-templates select="." mode="einv:p${pi}"/>`).join('\n')}
-    </xsl:for-each>
+${dispatch.join('\n')}
   </xsl:variable>
   <xsl:sequence select="array{$einv:found}"/>
 </xsl:template>`);

@@ -1,0 +1,130 @@
+/**
+ * Validation engine benchmark: warm p50/p99 for a 100-line invoice and total time for 1,000 and
+ * 10,000 lines, full EN 16931 (+ Peppol BIS when its pack is built) rules, with and without XSD,
+ * and a per-stage breakdown. Invoices are generated here from the Peppol base example (no data
+ * committed).
+ *
+ *   node bench/validation.bench.ts            (BENCH_QUICK=1 for a short run)
+ *
+ * Writes bench/results/validation-<date>.json.
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { validate, warmUp, getRegistry } from '../services/validation/engine/index.ts';
+import { parseInput } from '../services/validation/engine/xml-input.ts';
+import { validateXsd } from '../services/validation/engine/xsd.ts';
+import { parseForSaxon, runPack } from '../services/validation/engine/run-pack.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const BASE = join(ROOT, '../shared/corpus/peppol-bis-invoice-3/rules/examples/base-example.xml');
+const QUICK = process.env.BENCH_QUICK === '1';
+
+/** An N-line Peppol BIS invoice that is valid (the totals are recomputed). */
+export function makeInvoice(lines: number): string {
+  const src = readFileSync(BASE, 'utf8');
+  const first = /<cac:InvoiceLine>[\s\S]*?<\/cac:InvoiceLine>/.exec(src)![0];
+  const start = src.indexOf('<cac:InvoiceLine>');
+  const end = src.lastIndexOf('</cac:InvoiceLine>') + '</cac:InvoiceLine>'.length;
+  const body: string[] = [];
+  for (let i = 1; i <= lines; i++) body.push(first.replace(/<cbc:ID>1<\/cbc:ID>/, `<cbc:ID>${i}</cbc:ID>`));
+  const lineAmount = 2800; const charge = 25;
+  const lineSum = lineAmount * lines;
+  const taxable = lineSum + charge;
+  const tax = Math.round(taxable * 25) / 100;
+  const incl = taxable + tax;
+  const fix = (s: string, el: string, v: number): string =>
+    s.replace(new RegExp(`(<cbc:${el} currencyID="EUR">)[^<]*(</cbc:${el}>)`, 'g'), `$1${v.toFixed(2)}$2`);
+  let head = src.slice(0, start);
+  head = fix(head, 'TaxAmount', tax);
+  head = fix(head, 'TaxableAmount', taxable);
+  head = fix(head, 'LineExtensionAmount', lineSum);
+  head = fix(head, 'TaxExclusiveAmount', taxable);
+  head = fix(head, 'TaxInclusiveAmount', incl);
+  head = fix(head, 'PayableAmount', incl);
+  return head + body.join('\n') + src.slice(end);
+}
+
+const ms = (t0: number): number => performance.now() - t0;
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+const r1 = (x: number): number => Math.round(x * 10) / 10;
+
+function stages(xml: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  let t = performance.now();
+  const p = parseInput(xml); out.parseLibxml = ms(t);
+  t = performance.now(); validateXsd(p.doc, p.syntax); out.xsd = ms(t);
+  t = performance.now(); const d = parseForSaxon(p.text); out.parseSaxon = ms(t);
+  const reg = getRegistry();
+  for (const f of reg.select({ syntax: 'ubl', customizationId: 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0' })) {
+    t = performance.now(); runPack(reg.load(f), d); out[`pack:${f.pack}`] = ms(t);
+  }
+  for (const k of Object.keys(out)) out[k] = r1(out[k]!);
+  return out;
+}
+
+function main(): void {
+  let t = performance.now();
+  warmUp();
+  const loadMs = ms(t);
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(), node: process.version, quick: QUICK, packLoadMs: r1(loadMs),
+    packs: getRegistry().files.filter((f) => f.syntax === 'ubl').map((f) => `${f.pack}@${f.version}`),
+  };
+  process.stdout.write(`packs + XSD loaded in ${r1(loadMs)} ms: ${(results.packs as string[]).join(', ')}\n`);
+
+  // 100 lines: warm p50 / p99
+  const x100 = makeInvoice(100);
+  const check = validate(x100);
+  if (!check.valid || check.findings.length > 0) {
+    throw new Error(`generated invoice is not clean: ${JSON.stringify(check.findings.slice(0, 3))}`);
+  }
+  for (let i = 0; i < 10; i++) validate(x100);
+  const n = QUICK ? 30 : 200;
+  const full: number[] = []; const noXsd: number[] = [];
+  for (let i = 0; i < n; i++) {
+    t = performance.now(); validate(x100); full.push(ms(t));
+    t = performance.now(); validate(x100, { skipXsd: true }); noXsd.push(ms(t));
+  }
+  results.lines100 = {
+    bytes: x100.length, runs: n,
+    p50: r1(quantile(full, 0.5)), p99: r1(quantile(full, 0.99)),
+    rulesOnlyP50: r1(quantile(noXsd, 0.5)), rulesOnlyP99: r1(quantile(noXsd, 0.99)),
+    stages: stages(x100),
+  };
+  process.stdout.write(`100 lines (${Math.round(x100.length / 1024)} KB): p50 ${r1(quantile(full, 0.5))} ms, p99 ${r1(quantile(full, 0.99))} ms ` +
+    `(rules only: p50 ${r1(quantile(noXsd, 0.5))} ms, p99 ${r1(quantile(noXsd, 0.99))} ms) stages ${JSON.stringify((results.lines100 as { stages: unknown }).stages)}\n`);
+
+  const perLine: Record<string, number> = { 100: quantile(full, 0.5) / 100 };
+  for (const lines of QUICK ? [1000] : [1000, 10000]) {
+    const x = makeInvoice(lines);
+    const runs = lines >= 10000 ? 2 : 4;
+    const times: number[] = [];
+    let findings = -1;
+    validate(x); // warm for this size
+    for (let i = 0; i < runs; i++) {
+      t = performance.now(); findings = validate(x).findings.length; times.push(ms(t));
+    }
+    const med = quantile(times, 0.5);
+    perLine[lines] = med / lines;
+    results[`lines${lines}`] = { bytes: x.length, runs, totalMs: r1(med), perLineMs: Math.round((med / lines) * 1000) / 1000, findings, stages: stages(x) };
+    process.stdout.write(`${lines} lines (${Math.round(x.length / 1024)} KB): ${r1(med)} ms total, ${(med / lines).toFixed(3)} ms/line, ` +
+      `findings ${findings}, stages ${JSON.stringify((results[`lines${lines}`] as { stages: unknown }).stages)}\n`);
+  }
+  results.perLineMs = Object.fromEntries(Object.entries(perLine).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
+  results.targets = {
+    'p50 100 lines <= 10 ms': quantile(full, 0.5) <= 10,
+    '10,000 lines <= 3 s': results.lines10000 ? (results.lines10000 as { totalMs: number }).totalMs <= 3000 : 'not run',
+  };
+  process.stdout.write(`per line (ms): ${JSON.stringify(results.perLineMs)}\ntargets: ${JSON.stringify(results.targets)}\n`);
+  const dir = join(ROOT, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `validation-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(results, null, 1));
+  process.stdout.write(`wrote ${file}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();
