@@ -133,4 +133,19 @@ describe('Peppol BIS 3.0.19 pack', () => {
       '/ubl:Invoice[1]/cbc:TaxCurrencyCode[1]',
     ]);
   });
+  it('applies the Icelandic rules (IS-R-*) to Icelandic sellers', () => {
+    const icelandic = (account: string, dueDate: string | null, eindagi: string): string => germanInvoice('DE89370400440532013000')
+      .replace(/<cbc:IdentificationCode>DE<\/cbc:IdentificationCode>/g, '<cbc:IdentificationCode>IS</cbc:IdentificationCode>')
+      .replace(/<cbc:RegistrationName>Firma GmbH<\/cbc:RegistrationName>/g, '<cbc:RegistrationName>Firma ehf.</cbc:RegistrationName><cbc:CompanyID schemeID="0196">5902697199</cbc:CompanyID>')
+      .replace('<cbc:InvoiceTypeCode>', `${dueDate ? `<cbc:DueDate>${dueDate}</cbc:DueDate>` : ''}<cbc:InvoiceTypeCode>`)
+      .replace('<cac:AccountingSupplierParty>', `<cac:AdditionalDocumentReference><cbc:ID>${eindagi}</cbc:ID><cbc:DocumentDescription>EINDAGI</cbc:DocumentDescription></cac:AdditionalDocumentReference><cac:AccountingSupplierParty>`)
+      .replace(/<cac:PaymentMeans>[\s\S]*?<\/cac:PaymentMeans>/, `<cac:PaymentMeans><cbc:PaymentMeansCode>9</cbc:PaymentMeansCode><cac:PayeeFinancialAccount><cbc:ID>${account}</cbc:ID></cac:PayeeFinancialAccount></cac:PaymentMeans>`);
+    expect(summary(peppolFindings(icelandic('011526000123', '2026-02-01', '2026-02-10')))).toEqual([]);
+    expect(summary(peppolFindings(icelandic('0115260001', '2026-02-01', '2026-02-10')))).toEqual(['IS-R-006:fatal']);
+    expect(summary(peppolFindings(icelandic('011526000123', '2026-02-01', '2026-01-31')))).toEqual(['IS-R-010:fatal']);
+    expect(summary(peppolFindings(icelandic('011526000123', null, '2026-02-10')))).toEqual(['IS-R-009:fatal', 'IS-R-010:fatal']);
+    expect(summary(peppolFindings(icelandic('011526000123', '2026-02-01', '10.02.2026')))).toEqual(['IS-R-008:fatal', 'IS-R-010:fatal']);
+    const noIds = icelandic('011526000123', '2026-02-01', '2026-02-10').replace(/<cbc:CompanyID schemeID="0196">5902697199<\/cbc:CompanyID>/g, '');
+    expect(summary(peppolFindings(noIds))).toEqual(['IS-R-002:fatal', 'IS-R-004:fatal']);
+  });
 });
