@@ -197,17 +197,20 @@ export interface Baseline {
   agreeingTests: string[];
   /** full examples (§2) agreeing with the oracle today */
   agreeingExamples: string[];
+  /** XML-Mutate checks (§3) agreeing today (known CEN divergences excluded) */
+  agreeingMutations: string[];
 }
 
 export const BASELINE_PATH = join(REPO_ROOT, 'test/conformance/vefa-baseline.json');
 export const REPORT_PATH = join(REPO_ROOT, 'test/conformance/reports/vefa-agreement.md');
 export const TARGET = 0.995;
 
-export function makeBaseline(results: CaseResult[], examples: ExampleResult[]): Baseline {
+export function makeBaseline(results: CaseResult[], examples: ExampleResult[], mutations: { key: string; agree: boolean; knownDivergence: boolean }[] = []): Baseline {
   const agreeingTests = results.filter((r) => r.agree).map((r) => r.key).sort();
   return {
     total: results.length, agreeing: agreeingTests.length, agreeingTests,
     agreeingExamples: examples.filter((e) => e.agree).map((e) => e.file).sort(),
+    agreeingMutations: mutations.filter((m) => m.agree && !m.knownDivergence).map((m) => m.key).sort(),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   BASELINE_PATH, REPORT_PATH, judge, loadVefaCases, renderReport, runCase, runOracleExamples,
   type Baseline, type CaseResult, type ExampleResult, type Expectation, type VefaCase,
 } from './vefa-runner.ts';
+import { runXmute, renderXmuteSection, type MutantCheck } from './xmute-runner.ts';
 
 const baseline = JSON.parse(readFileSync(BASELINE_PATH, 'utf8')) as Baseline;
 
@@ -38,13 +39,15 @@ describe('VEFA unit tests and full examples against the ratchet', () => {
   let cases: VefaCase[];
   let results: CaseResult[];
   let examples: ExampleResult[];
+  let mutations: MutantCheck[];
 
   beforeAll(() => {
     cases = loadVefaCases();
     results = cases.map(runCase);
     examples = runOracleExamples();
+    mutations = runXmute();
     mkdirSync(dirname(REPORT_PATH), { recursive: true });
-    writeFileSync(REPORT_PATH, renderReport(results, examples));
+    writeFileSync(REPORT_PATH, renderReport(results, examples, renderXmuteSection(mutations)));
   }, 600_000);
 
   it('reads all 2,003 tests (863 Peppol + 1,140 CEN), keyed by position', () => {
@@ -68,6 +71,15 @@ describe('VEFA unit tests and full examples against the ratchet', () => {
     const absent = baseline.agreeingTests.filter((k) => now.get(k)?.packMissing.length).length;
     expect(results).toHaveLength(baseline.total);
     expect(agree).toBeGreaterThanOrEqual(baseline.agreeing - absent);
+  });
+
+  it('XML-Mutate (§3): every check that agreed in the baseline still agrees (absent packs excepted)', () => {
+    expect(mutations.length).toBeGreaterThan(1000);
+    const now = new Map(mutations.map((m) => [m.key, m]));
+    const regressed = (baseline.agreeingMutations ?? [])
+      .filter((k) => !now.get(k)?.agree && !now.get(k)?.packMissing)
+      .map((k) => `${k}: ${now.get(k)?.reason ?? 'gone'}`);
+    expect(regressed).toEqual([]);
   });
 
   it('full examples: every file that matched the official oracle still does', () => {
