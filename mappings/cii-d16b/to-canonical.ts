@@ -8,23 +8,12 @@ import type {
 } from '../canonical/model.ts';
 import { CREDIT_NOTE_TYPE_CODES } from '../canonical/codes.ts';
 import { MappingError } from '../errors.ts';
+import { defined, nonEmpty } from '../canonical/object.ts';
 import type { ParsedDocument } from '../ubl-2.1/to-canonical.ts';
 import { attr, at, kid, kids, readTree, txt } from '../xml/tree.ts';
 import type { XEl } from '../xml/tree.ts';
 import { CII_RSM_NS } from './namespaces.ts';
 
-function compact<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) {
-    const v = o[k];
-    if (v === undefined || (Array.isArray(v) && v.length === 0)) delete o[k];
-  }
-  return o;
-}
-
-function nonEmpty<T extends object>(o: T): T | undefined {
-  const c = compact(o);
-  return Object.keys(c).length ? c : undefined;
-}
 
 /** udt:DateTimeString format 102 (YYYYMMDD) → YYYY-MM-DD; other formats are kept as written. */
 export function ciiDate(el: XEl | undefined): string | undefined {
@@ -37,7 +26,7 @@ export function ciiDate(el: XEl | undefined): string | undefined {
 function schemed(el: XEl | undefined, schemeAttr = 'schemeID'): SchemedId | undefined {
   const value = el?.text.trim();
   if (!el || !value) return undefined;
-  return compact({ value, scheme: attr(el, schemeAttr) });
+  return defined({ value, scheme: attr(el, schemeAttr) });
 }
 
 function address(el: XEl | undefined): Address | undefined {
@@ -79,7 +68,7 @@ function party(p: XEl | undefined, isSeller: boolean): Party {
     else if (scheme === 'FC' && isSeller) taxRegistrationId ??= txt(reg, 'ID');
   }
   const legal = kid(p, 'SpecifiedLegalOrganization');
-  return compact<Party>({
+  return defined<Party>({
     name: txt(p, 'Name') ?? '',
     tradingName: txt(legal, 'TradingBusinessName'),
     identifiers: identifiers(p),
@@ -95,7 +84,7 @@ function party(p: XEl | undefined, isSeller: boolean): Party {
 
 function allowanceCharge(el: XEl, documentLevel: boolean): AllowanceCharge {
   const tax = kid(el, 'CategoryTradeTax');
-  return compact<AllowanceCharge>({
+  return defined<AllowanceCharge>({
     isCharge: txt(el, 'ChargeIndicator', 'Indicator') === 'true',
     amount: txt(el, 'ActualAmount') ?? '0',
     baseAmount: txt(el, 'BasisAmount'),
@@ -124,10 +113,10 @@ function line(el: XEl, breakdown: VatBreakdown[]): Line {
   const objectRef = kids(settlement, 'AdditionalReferencedDocument').find((d) => txt(d, 'TypeCode') === '130');
   const despatch = kid(delivery, 'DespatchAdviceReferencedDocument');
   const period = kid(settlement, 'BillingSpecifiedPeriod');
-  return compact<Line>({
+  return defined<Line>({
     id: txt(docLine, 'LineID'),
     note: kids(docLine, 'IncludedNote').map((n) => txt(n, 'Content')).filter(Boolean).join('\n') || undefined,
-    objectIdentifier: objectRef && txt(objectRef, 'IssuerAssignedID') ? compact({ value: txt(objectRef, 'IssuerAssignedID')!, scheme: txt(objectRef, 'ReferenceTypeCode') }) : undefined,
+    objectIdentifier: objectRef && txt(objectRef, 'IssuerAssignedID') ? defined({ value: txt(objectRef, 'IssuerAssignedID')!, scheme: txt(objectRef, 'ReferenceTypeCode') }) : undefined,
     quantity: qty?.text.trim() ?? '0',
     unit: attr(qty, 'unitCode') ?? '',
     netAmount: txt(settlement, 'SpecifiedTradeSettlementLineMonetarySummation', 'LineTotalAmount') ?? '0',
@@ -135,22 +124,22 @@ function line(el: XEl, breakdown: VatBreakdown[]): Line {
     accountingCost: txt(settlement, 'ReceivableSpecifiedTradeAccountingAccount', 'ID'),
     period: period ? nonEmpty({ start: ciiDate(kid(period, 'StartDateTime')), end: ciiDate(kid(period, 'EndDateTime')) }) : undefined,
     allowanceCharges: kids(settlement, 'SpecifiedTradeAllowanceCharge').map((ac) => allowanceCharge(ac, false)),
-    price: compact({
+    price: defined({
       netPrice: txt(net, 'ChargeAmount') ?? '0',
       discount: txt(gross, 'AppliedTradeAllowanceCharge', 'ActualAmount'),
       grossPrice: txt(gross, 'ChargeAmount'),
       baseQuantity: baseQty?.text.trim() || undefined,
       baseUnit: attr(baseQty, 'unitCode'),
     }),
-    vat: compact({ category, rate, exemptionReason: bucket?.exemptionReason, exemptionCode: bucket?.exemptionCode }),
-    item: compact({
+    vat: defined({ category, rate, exemptionReason: bucket?.exemptionReason, exemptionCode: bucket?.exemptionCode }),
+    item: defined({
       name: txt(product, 'Name') ?? '',
       description: txt(product, 'Description'),
       sellerId: txt(product, 'SellerAssignedID'),
       buyerId: txt(product, 'BuyerAssignedID'),
       standardId: schemed(kid(product, 'GlobalID')),
       classifications: kids(product, 'DesignatedProductClassification').map((c) => kid(c, 'ClassCode')).filter((x): x is XEl => x !== undefined)
-        .map((c) => compact({ value: c.text.trim(), scheme: attr(c, 'listID') ?? '', version: attr(c, 'listVersionID') })),
+        .map((c) => defined({ value: c.text.trim(), scheme: attr(c, 'listID') ?? '', version: attr(c, 'listVersionID') })),
       originCountry: txt(product, 'OriginTradeCountry', 'ID'),
       attributes: kids(product, 'ApplicableProductCharacteristic').map((p) => ({ name: txt(p, 'Description') ?? '', value: txt(p, 'Value') ?? '' })),
     }),
@@ -167,17 +156,17 @@ function paymentInstructions(settlement: XEl | undefined, mandate: string | unde
   for (const pm of means) {
     const acct = kid(pm, 'PayeePartyCreditorFinancialAccount');
     const id = txt(acct, 'IBANID') ?? txt(acct, 'ProprietaryID');
-    if (id) creditTransfers.push(compact({ accountId: id, accountName: txt(acct, 'AccountName'), serviceProviderId: txt(pm, 'PayeeSpecifiedCreditorFinancialInstitution', 'BICID') }));
+    if (id) creditTransfers.push(defined({ accountId: id, accountName: txt(acct, 'AccountName'), serviceProviderId: txt(pm, 'PayeeSpecifiedCreditorFinancialInstitution', 'BICID') }));
   }
   const card = kid(first, 'ApplicableTradeSettlementFinancialCard');
   const debited = txt(first, 'PayerPartyDebtorFinancialAccount', 'IBANID');
-  return compact<PaymentInstructions>({
+  return defined<PaymentInstructions>({
     meansCode: txt(first, 'TypeCode') ?? '',
     meansText: txt(first, 'Information'),
     remittanceInformation: txt(settlement, 'PaymentReference'),
     creditTransfers,
-    card: card ? compact({ accountNumber: txt(card, 'ID') ?? '', holderName: txt(card, 'CardholderName') }) : undefined,
-    directDebit: mandate || debited ? compact({ mandateReference: mandate, debitedAccountId: debited }) : undefined,
+    card: card ? defined({ accountNumber: txt(card, 'ID') ?? '', holderName: txt(card, 'CardholderName') }) : undefined,
+    directDebit: mandate || debited ? defined({ mandateReference: mandate, debitedAccountId: debited }) : undefined,
   });
 }
 
@@ -201,7 +190,7 @@ export function ciiTreeToCanonical(root: XEl): CanonicalInvoice {
   const mainTax = taxTotals.find((t) => attr(t, 'currencyID') === currency) ?? taxTotals.find((t) => attr(t, 'currencyID') === undefined) ?? (taxCurrency && taxCurrency !== currency ? undefined : taxTotals[0]);
   const accountingTax = taxCurrency && taxCurrency !== currency ? taxTotals.find((t) => attr(t, 'currencyID') === taxCurrency) : undefined;
   const headerTaxes = kids(settlement, 'ApplicableTradeTax');
-  const vatBreakdown: VatBreakdown[] = headerTaxes.map((t) => compact<VatBreakdown>({
+  const vatBreakdown: VatBreakdown[] = headerTaxes.map((t) => defined<VatBreakdown>({
     taxableAmount: txt(t, 'BasisAmount') ?? '0',
     taxAmount: txt(t, 'CalculatedAmount') ?? '0',
     category: txt(t, 'CategoryCode') ?? '',
@@ -214,7 +203,7 @@ export function ciiTreeToCanonical(root: XEl): CanonicalInvoice {
   const tenderRef = docRefs.find((d) => txt(d, 'TypeCode') === '50');
   const attachments: Attachment[] = docRefs.filter((d) => d !== objectRef && d !== tenderRef).map((d) => {
     const bin = kid(d, 'AttachmentBinaryObject');
-    return compact<Attachment>({
+    return defined<Attachment>({
       id: txt(d, 'IssuerAssignedID') ?? '',
       description: txt(d, 'Name'),
       uri: txt(d, 'URIID'),
@@ -238,7 +227,7 @@ export function ciiTreeToCanonical(root: XEl): CanonicalInvoice {
   const creditorId = txt(settlement, 'CreditorReferenceID');
   if (creditorId) seller.identifiers = [...(seller.identifiers ?? []), { value: creditorId, scheme: 'SEPA' }];
 
-  const c: CanonicalInvoice = compact<CanonicalInvoice>({
+  const c: CanonicalInvoice = defined<CanonicalInvoice>({
     kind: typeCode !== undefined && CREDIT_NOTE_TYPE_CODES.has(typeCode) ? 'credit-note' : 'invoice',
     customizationId: txt(context, 'GuidelineSpecifiedDocumentContextParameter', 'ID') ?? '',
     profileId: txt(context, 'BusinessProcessSpecifiedDocumentContextParameter', 'ID'),
@@ -257,14 +246,14 @@ export function ciiTreeToCanonical(root: XEl): CanonicalInvoice {
     receivingAdviceReference: txt(delivery, 'ReceivingAdviceReferencedDocument', 'IssuerAssignedID'),
     despatchAdviceReference: txt(delivery, 'DespatchAdviceReferencedDocument', 'IssuerAssignedID'),
     tenderReference: txt(tenderRef, 'IssuerAssignedID'),
-    invoicedObjectIdentifier: objectRef && txt(objectRef, 'IssuerAssignedID') ? compact({ value: txt(objectRef, 'IssuerAssignedID')!, scheme: txt(objectRef, 'ReferenceTypeCode') }) : undefined,
+    invoicedObjectIdentifier: objectRef && txt(objectRef, 'IssuerAssignedID') ? defined({ value: txt(objectRef, 'IssuerAssignedID')!, scheme: txt(objectRef, 'ReferenceTypeCode') }) : undefined,
     buyerAccountingReference: txt(settlement, 'ReceivableSpecifiedTradeAccountingAccount', 'ID'),
     paymentTerms: paymentTermsText || undefined,
-    notes: kids(exchanged, 'IncludedNote').filter((n) => txt(n, 'Content')).map((n) => compact({ subjectCode: txt(n, 'SubjectCode'), text: txt(n, 'Content')! })),
-    precedingInvoices: invoiceRefs.filter((r) => txt(r, 'IssuerAssignedID')).map((r) => compact({ number: txt(r, 'IssuerAssignedID')!, issueDate: ciiDate(kid(r, 'FormattedIssueDateTime')) })),
+    notes: kids(exchanged, 'IncludedNote').filter((n) => txt(n, 'Content')).map((n) => defined({ subjectCode: txt(n, 'SubjectCode'), text: txt(n, 'Content')! })),
+    precedingInvoices: invoiceRefs.filter((r) => txt(r, 'IssuerAssignedID')).map((r) => defined({ number: txt(r, 'IssuerAssignedID')!, issueDate: ciiDate(kid(r, 'FormattedIssueDateTime')) })),
     seller,
     buyer: party(kid(agreement, 'BuyerTradeParty'), false),
-    payee: payee ? compact({
+    payee: payee ? defined({
       name: txt(payee, 'Name') ?? '',
       identifier: identifiers(payee)[0],
       legalRegistration: schemed(at(payee, 'SpecifiedLegalOrganization', 'ID')),
@@ -283,7 +272,7 @@ export function ciiTreeToCanonical(root: XEl): CanonicalInvoice {
     invoicingPeriod: nonEmpty({ start: ciiDate(kid(billingPeriod, 'StartDateTime')), end: ciiDate(kid(billingPeriod, 'EndDateTime')), descriptionCode: dueDateTypeCode }),
     paymentInstructions: paymentInstructions(settlement, mandate),
     allowanceCharges: kids(settlement, 'SpecifiedTradeAllowanceCharge').map((ac) => allowanceCharge(ac, true)),
-    totals: compact({
+    totals: defined({
       lineNetTotal: txt(sums, 'LineTotalAmount'),
       allowanceTotal: txt(sums, 'AllowanceTotalAmount'),
       chargeTotal: txt(sums, 'ChargeTotalAmount'),

@@ -62,12 +62,15 @@ function text(v: unknown): string | undefined {
   return undefined;
 }
 
+/** A fresh object without undefined values, empty arrays or empty objects (no `delete`: see canonical/object.ts). */
 function compact<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) {
+  const out = {} as T;
+  for (const k in o) {
     const v = o[k];
-    if (v === undefined || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0)) delete o[k];
+    if (v === undefined || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0)) continue;
+    out[k] = v;
   }
-  return o;
+  return out;
 }
 
 /** Builds the canonical document; one instance per call so the collector and template stay local. */
@@ -379,8 +382,8 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
     const wordings = new Set<string>();
     for (const l of lines) if (l.vat.exemptionReason) wordings.add(l.vat.exemptionReason);
     for (const w of wordings) if (!notes.some((n) => n.text.includes(w))) notes.push({ text: w });
-    for (const b of vatBreakdown) { delete b.exemptionReason; delete b.exemptionCode; }
-    for (const l of lines) { delete l.vat.exemptionReason; delete l.vat.exemptionCode; }
+    vatBreakdown.forEach((b, i) => { vatBreakdown[i] = compact({ ...b, exemptionReason: undefined, exemptionCode: undefined }); });
+    for (const l of lines) l.vat = compact({ category: l.vat.category, rate: l.vat.rate });
   }
 
   // --- payment ------------------------------------------------------------------------------
@@ -645,12 +648,11 @@ function buildBreakdown(m: Mapper, lines: Line[]): VatBreakdown[] {
       if (reason) entry.exemptionReason = m.stated('BT-120', reason);
       if (code) entry.exemptionCode = m.stated('BT-121', code);
       // Repeated on each line: the line view shows what its bucket carries.
-      for (const l of b.lines) {
-        if (entry.exemptionReason) l.vat.exemptionReason = entry.exemptionReason; else delete l.vat.exemptionReason;
-        if (entry.exemptionCode) l.vat.exemptionCode = entry.exemptionCode; else delete l.vat.exemptionCode;
-      }
+      for (const l of b.lines) l.vat = compact({ category: l.vat.category, rate: l.vat.rate, exemptionReason: entry.exemptionReason, exemptionCode: entry.exemptionCode });
     } else {
-      for (const l of b.lines) { delete l.vat.exemptionReason; delete l.vat.exemptionCode; }
+      for (const l of b.lines) {
+        if (l.vat.exemptionReason !== undefined || l.vat.exemptionCode !== undefined) l.vat = compact({ category: l.vat.category, rate: l.vat.rate });
+      }
     }
     if (!isRequired(m.template, 'BT-118')) {
       // BT-118 is inferred; without a required slot the bucket cannot be written.

@@ -7,6 +7,7 @@ import type {
   Period, SchemedId, VatBreakdown,
 } from '../canonical/model.ts';
 import { MappingError } from '../errors.ts';
+import { defined, nonEmpty } from '../canonical/object.ts';
 import { attr, at, kid, kids, readTree, txt } from '../xml/tree.ts';
 import type { XEl } from '../xml/tree.ts';
 import { UBL_CREDIT_NOTE_NS, UBL_INVOICE_NS } from './namespaces.ts';
@@ -19,23 +20,11 @@ export interface ParsedDocument {
   syntax: 'ubl-2.1' | 'cii-d16b';
 }
 
-function compact<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) {
-    const v = o[k];
-    if (v === undefined || (Array.isArray(v) && v.length === 0)) delete o[k];
-  }
-  return o;
-}
-
-function nonEmpty<T extends object>(o: T): T | undefined {
-  const c = compact(o);
-  return Object.keys(c).length ? c : undefined;
-}
 
 function schemed(el: XEl | undefined, schemeAttr = 'schemeID'): SchemedId | undefined {
   const value = el?.text.trim();
   if (!el || !value) return undefined;
-  return compact({ value, scheme: attr(el, schemeAttr) });
+  return defined({ value, scheme: attr(el, schemeAttr) });
 }
 
 function period(el: XEl | undefined, withCode: boolean): Period | undefined {
@@ -72,7 +61,7 @@ function party(wrapper: XEl | undefined, isSeller: boolean): Party {
   }
   const legal = kid(p, 'PartyLegalEntity');
   const identifiers = kids(p, 'PartyIdentification').map((pi) => schemed(kid(pi, 'ID'))).filter((x): x is SchemedId => x !== undefined);
-  return compact<Party>({
+  return defined<Party>({
     name: txt(legal, 'RegistrationName') ?? txt(p, 'PartyName', 'Name') ?? '',
     tradingName: txt(p, 'PartyName', 'Name'),
     identifiers,
@@ -88,7 +77,7 @@ function party(wrapper: XEl | undefined, isSeller: boolean): Party {
 
 function allowanceCharge(el: XEl, documentLevel: boolean): AllowanceCharge {
   const cat = kid(el, 'TaxCategory');
-  return compact<AllowanceCharge>({
+  return defined<AllowanceCharge>({
     isCharge: txt(el, 'ChargeIndicator') === 'true',
     amount: txt(el, 'Amount') ?? '0',
     baseAmount: txt(el, 'BaseAmount'),
@@ -109,16 +98,16 @@ function paymentInstructions(root: XEl): PaymentInstructions | undefined {
   for (const pm of means) {
     const acct = kid(pm, 'PayeeFinancialAccount');
     const id = txt(acct, 'ID');
-    if (acct && id) creditTransfers.push(compact({ accountId: id, accountName: txt(acct, 'Name'), serviceProviderId: txt(acct, 'FinancialInstitutionBranch', 'ID') }));
+    if (acct && id) creditTransfers.push(defined({ accountId: id, accountName: txt(acct, 'Name'), serviceProviderId: txt(acct, 'FinancialInstitutionBranch', 'ID') }));
   }
   const card = kid(first, 'CardAccount');
   const mandate = kid(first, 'PaymentMandate');
-  return compact<PaymentInstructions>({
+  return defined<PaymentInstructions>({
     meansCode: code?.text.trim() ?? '',
     meansText: attr(code, 'name'),
     remittanceInformation: txt(first, 'PaymentID'),
     creditTransfers,
-    card: card ? compact({ accountNumber: txt(card, 'PrimaryAccountNumberID') ?? '', network: txt(card, 'NetworkID'), holderName: txt(card, 'HolderName') }) : undefined,
+    card: card ? defined({ accountNumber: txt(card, 'PrimaryAccountNumberID') ?? '', network: txt(card, 'NetworkID'), holderName: txt(card, 'HolderName') }) : undefined,
     directDebit: mandate ? nonEmpty({ mandateReference: txt(mandate, 'ID'), debitedAccountId: txt(mandate, 'PayerFinancialAccount', 'ID') }) : undefined,
   });
 }
@@ -143,7 +132,7 @@ function line(el: XEl, isCredit: boolean, breakdown: VatBreakdown[]): Line {
   const despatch = kid(el, 'DespatchLineReference');
   const objectRef = kids(el, 'DocumentReference').find((d) => txt(d, 'DocumentTypeCode') === '130') ?? kid(el, 'DocumentReference');
   const despatchLine = txt(despatch, 'LineID');
-  return compact<Line>({
+  return defined<Line>({
     id: txt(el, 'ID'),
     note: txt(el, 'Note'),
     objectIdentifier: schemed(kid(objectRef, 'ID')),
@@ -154,22 +143,22 @@ function line(el: XEl, isCredit: boolean, breakdown: VatBreakdown[]): Line {
     accountingCost: txt(el, 'AccountingCost'),
     period: period(kid(el, 'InvoicePeriod'), false),
     allowanceCharges: kids(el, 'AllowanceCharge').map((ac) => allowanceCharge(ac, false)),
-    price: compact({
+    price: defined({
       netPrice: txt(price, 'PriceAmount') ?? '0',
       discount: priceAc ? txt(priceAc, 'Amount') : undefined,
       grossPrice: priceAc ? txt(priceAc, 'BaseAmount') : undefined,
       baseQuantity: baseQty?.text.trim() || undefined,
       baseUnit: attr(baseQty, 'unitCode'),
     }),
-    vat: compact({ category, rate, exemptionReason: bucket?.exemptionReason, exemptionCode: bucket?.exemptionCode }),
-    item: compact({
+    vat: defined({ category, rate, exemptionReason: bucket?.exemptionReason, exemptionCode: bucket?.exemptionCode }),
+    item: defined({
       name: txt(item, 'Name') ?? '',
       description: txt(item, 'Description'),
       sellerId: txt(item, 'SellersItemIdentification', 'ID'),
       buyerId: txt(item, 'BuyersItemIdentification', 'ID'),
       standardId: schemed(at(item, 'StandardItemIdentification', 'ID')),
       classifications: kids(item, 'CommodityClassification').map((cc) => kid(cc, 'ItemClassificationCode')).filter((x): x is XEl => x !== undefined)
-        .map((c) => compact({ value: c.text.trim(), scheme: attr(c, 'listID') ?? '', version: attr(c, 'listVersionID') })),
+        .map((c) => defined({ value: c.text.trim(), scheme: attr(c, 'listID') ?? '', version: attr(c, 'listVersionID') })),
       originCountry: txt(item, 'OriginCountry', 'IdentificationCode'),
       attributes: kids(item, 'AdditionalItemProperty').map((p) => ({ name: txt(p, 'Name') ?? '', value: txt(p, 'Value') ?? '' })),
     }),
@@ -198,7 +187,7 @@ export function ublTreeToCanonical(root: XEl): CanonicalInvoice {
   const accountingTax = taxCurrency && taxCurrency !== currency ? taxTotals.find((t) => t !== mainTax && attr(kid(t, 'TaxAmount'), 'currencyID') === taxCurrency) : undefined;
   const vatBreakdown: VatBreakdown[] = kids(mainTax, 'TaxSubtotal').map((st) => {
     const cat = kid(st, 'TaxCategory');
-    return compact<VatBreakdown>({
+    return defined<VatBreakdown>({
       taxableAmount: txt(st, 'TaxableAmount') ?? '0',
       taxAmount: txt(st, 'TaxAmount') ?? '0',
       category: txt(cat, 'ID') ?? '',
@@ -216,7 +205,7 @@ export function ublTreeToCanonical(root: XEl): CanonicalInvoice {
   const projectRef = isCredit ? docRefs.find((d) => txt(d, 'DocumentTypeCode') === '50') : undefined;
   const attachments: Attachment[] = docRefs.filter((d) => d !== objectRef && d !== projectRef).map((d) => {
     const bin = at(d, 'Attachment', 'EmbeddedDocumentBinaryObject');
-    return compact<Attachment>({
+    return defined<Attachment>({
       id: txt(d, 'ID') ?? '',
       description: txt(d, 'DocumentDescription'),
       uri: txt(d, 'Attachment', 'ExternalReference', 'URI'),
@@ -229,7 +218,7 @@ export function ublTreeToCanonical(root: XEl): CanonicalInvoice {
   const dueDate = isCredit ? kids(root, 'PaymentMeans').map((pm) => txt(pm, 'PaymentDueDate')).find(Boolean) : txt(root, 'DueDate');
   const paymentTerms = kids(root, 'PaymentTerms').map((pt) => txt(pt, 'Note')).filter(Boolean).join('\n');
 
-  const c: CanonicalInvoice = compact<CanonicalInvoice>({
+  const c: CanonicalInvoice = defined<CanonicalInvoice>({
     kind: isCredit ? 'credit-note' : 'invoice',
     customizationId: txt(root, 'CustomizationID') ?? '',
     profileId: txt(root, 'ProfileID'),
@@ -253,10 +242,10 @@ export function ublTreeToCanonical(root: XEl): CanonicalInvoice {
     paymentTerms: paymentTerms || undefined,
     notes: kids(root, 'Note').map((n) => n.text.trim()).filter(Boolean).map(note),
     precedingInvoices: kids(root, 'BillingReference').map((b) => kid(b, 'InvoiceDocumentReference')).filter((x): x is XEl => x !== undefined)
-      .map((r) => compact({ number: txt(r, 'ID') ?? '', issueDate: txt(r, 'IssueDate') })),
+      .map((r) => defined({ number: txt(r, 'ID') ?? '', issueDate: txt(r, 'IssueDate') })),
     seller: party(kid(root, 'AccountingSupplierParty'), true),
     buyer: party(kid(root, 'AccountingCustomerParty'), false),
-    payee: payee ? compact({
+    payee: payee ? defined({
       name: txt(payee, 'PartyName', 'Name') ?? '',
       identifier: schemed(at(payee, 'PartyIdentification', 'ID')),
       legalRegistration: schemed(at(payee, 'PartyLegalEntity', 'CompanyID')),
@@ -275,7 +264,7 @@ export function ublTreeToCanonical(root: XEl): CanonicalInvoice {
     invoicingPeriod: period(kid(root, 'InvoicePeriod'), true),
     paymentInstructions: paymentInstructions(root),
     allowanceCharges: kids(root, 'AllowanceCharge').map((ac) => allowanceCharge(ac, true)),
-    totals: compact({
+    totals: defined({
       lineNetTotal: txt(lmt, 'LineExtensionAmount'),
       allowanceTotal: txt(lmt, 'AllowanceTotalAmount'),
       chargeTotal: txt(lmt, 'ChargeTotalAmount'),

@@ -3,10 +3,10 @@
  * "huge" documents. Every XML reader in mappings/ goes through here.
  */
 import libxml from 'libxmljs2';
-import type { Document, Element } from 'libxmljs2';
+import type { Document, Element, ParserOptions } from 'libxmljs2';
 import { MappingError } from '../errors.ts';
 
-export const HARDENED_PARSE_OPTIONS = {
+export const HARDENED_PARSE_OPTIONS: ParserOptions = {
   noent: false,
   nonet: true,
   dtdload: false,
@@ -17,11 +17,12 @@ export const HARDENED_PARSE_OPTIONS = {
   noblanks: false,
   nocdata: false,
   recover: false,
-} as const;
+};
 
 export function parseXmlHardened(xml: string | Buffer, what = 'XML document'): Document {
   try {
-    return libxml.parseXml(typeof xml === 'string' ? xml : xml.toString('utf8'), HARDENED_PARSE_OPTIONS as unknown as Parameters<typeof libxml.parseXml>[1]);
+    // A Buffer goes in as bytes so libxml2 honours the declared encoding (ISO-8859-1, UTF-16 …).
+    return libxml.parseXml(xml as string, HARDENED_PARSE_OPTIONS);
   } catch (err) {
     throw new MappingError('INVALID_REQUEST', `${what} is not well-formed XML: ${(err as Error).message.trim()}`, [
       { field: 'xml', rule: 'well-formed', message: (err as Error).message.trim() },

@@ -31,8 +31,129 @@ function convert(el: Element): XEl {
   return { name: el.name(), ns: el.namespace()?.href() ?? '', attrs, kids, text };
 }
 
+/** Shared empties: most elements are leaves without attributes, so they allocate neither. */
+const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_KIDS: XEl[] = Object.freeze([]) as unknown as XEl[];
+
+const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_m, e: string) => {
+    if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
+    if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
+    return PREDEFINED[e]!;
+  });
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
+}
+
+function isNameEnd(c: number): boolean {
+  return isSpace(c) || c === 0x2f /* / */ || c === 0x3e /* > */ || c === 0x3d /* = */;
+}
+
+/**
+ * Builds the tree straight from the text of a document libxml2 has already checked well-formed.
+ * Crossing into the native DOM once per node costs more than the whole parse and grows with the
+ * heap; one linear pass over the string does not. Only used for UTF-8 documents without a DOCTYPE
+ * (the only entities left are the predefined ones and character references).
+ */
+function scanTree(input: string): XEl {
+  const s = input.includes('\r') ? input.replace(/\r\n?/g, '\n') : input;
+  const n = s.length;
+  const stack: XEl[] = [];
+  const scopes: Array<Record<string, string>> = [{ xml: 'http://www.w3.org/XML/1998/namespace' }];
+  let root: XEl | undefined;
+  let i = s.charCodeAt(0) === 0xfeff ? 1 : 0;
+  while (i < n) {
+    const lt = s.indexOf('<', i);
+    const top = stack[stack.length - 1];
+    if (lt < 0) break;
+    if (lt > i && top) top.text += decodeEntities(s.slice(i, lt));
+    i = lt;
+    if (s.startsWith('<?', i)) { i = s.indexOf('?>', i + 2) + 2; continue; }
+    if (s.startsWith('<!--', i)) { i = s.indexOf('-->', i + 4) + 3; continue; }
+    if (s.startsWith('<![CDATA[', i)) {
+      const end = s.indexOf(']]>', i + 9);
+      if (top) top.text += s.slice(i + 9, end);
+      i = end + 3;
+      continue;
+    }
+    if (s.charCodeAt(i + 1) === 0x2f /* / */) {
+      stack.pop();
+      scopes.pop();
+      i = s.indexOf('>', i + 2) + 1;
+      continue;
+    }
+    // Start tag: name, then attributes until '>' or '/>'.
+    let j = i + 1;
+    while (j < n && !isNameEnd(s.charCodeAt(j))) j++;
+    const qname = s.slice(i + 1, j);
+    const rawAttrs: Array<[string, string]> = [];
+    // Scopes are shared until an element declares a namespace (copy on write).
+    let scope = scopes[scopes.length - 1]!;
+    let ownScope = false;
+    let selfClosing = false;
+    for (;;) {
+      while (j < n && isSpace(s.charCodeAt(j))) j++;
+      const ch = s.charCodeAt(j);
+      if (ch === 0x3e /* > */ || j >= n) { j++; break; }
+      if (ch === 0x2f /* / */) { selfClosing = true; j = s.indexOf('>', j) + 1; break; }
+      let k = j;
+      while (k < n && s.charCodeAt(k) !== 0x3d && !isSpace(s.charCodeAt(k))) k++;
+      const aname = s.slice(j, k);
+      while (k < n && s.charCodeAt(k) !== 0x22 && s.charCodeAt(k) !== 0x27) k++;
+      const quote = s[k]!;
+      const end = s.indexOf(quote, k + 1);
+      const raw = s.slice(k + 1, end);
+      const value = decodeEntities(raw.includes('\t') || raw.includes('\n') ? raw.replace(/[\t\n]/g, ' ') : raw);
+      j = end + 1;
+      if (aname === 'xmlns' || aname.startsWith('xmlns:')) {
+        if (!ownScope) { scope = { ...scope }; ownScope = true; }
+        scope[aname === 'xmlns' ? '' : aname.slice(6)] = value;
+      } else rawAttrs.push([aname, value]);
+    }
+    const colon = qname.indexOf(':');
+    const prefix = colon < 0 ? '' : qname.slice(0, colon);
+    let attrs = NO_ATTRS;
+    if (rawAttrs.length) {
+      attrs = {};
+      for (const [aname, value] of rawAttrs) {
+        const c = aname.indexOf(':');
+        attrs[c < 0 ? aname : aname.slice(c + 1)] = value;
+      }
+    }
+    const el: XEl = { name: colon < 0 ? qname : qname.slice(colon + 1), ns: scope[prefix] ?? '', attrs, kids: NO_KIDS, text: '' };
+    if (top) {
+      if (top.kids === NO_KIDS) top.kids = [el];
+      else top.kids.push(el);
+    } else root ??= el;
+    if (!selfClosing) {
+      stack.push(el);
+      scopes.push(scope);
+    }
+    i = j;
+  }
+  if (!root) throw new Error('document has no root element');
+  return root;
+}
+
+/** UTF-8 (declared or implied) and no DOCTYPE: the fast scanner applies. */
+function scannable(text: string): boolean {
+  const decl = /^\uFEFF?<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(text);
+  if (decl && !/^utf-?8$/i.test(decl[1]!)) return false;
+  return !/<!DOCTYPE/i.test(text.slice(0, 4096)) && !text.includes('<!ENTITY');
+}
+
 export function readTree(xml: string | Buffer, what?: string): XEl {
+  // libxml2 (hardened) is the judge of well-formedness and of the encoding.
   const doc = parseXmlHardened(xml, what);
+  const text = typeof xml === 'string' ? xml : xml.toString('utf8');
+  // A Buffer starting with a UTF-16 BOM is not UTF-8 text: the DOM path decodes it.
+  const utf16 = typeof xml !== 'string' && xml.length >= 2 && ((xml[0] === 0xff && xml[1] === 0xfe) || (xml[0] === 0xfe && xml[1] === 0xff));
+  if (!utf16 && scannable(text)) return scanTree(text);
   const root = doc.root();
   if (!root) throw new Error('document has no root element');
   return convert(root);
@@ -69,4 +190,11 @@ export function txt(el: XEl | undefined, ...path: string[]): string | undefined 
 export function attr(el: XEl | undefined, name: string): string | undefined {
   const v = el?.attrs[name];
   return v === undefined || v === '' ? undefined : v;
+}
+
+/** The same tree built through the libxml2 DOM (the reference the fast scanner is tested against). */
+export function readTreeViaDom(xml: string | Buffer, what?: string): XEl {
+  const root = parseXmlHardened(xml, what).root();
+  if (!root) throw new Error('document has no root element');
+  return convert(root);
 }
