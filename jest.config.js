@@ -8,6 +8,7 @@ export default {
   testMatch: ['<rootDir>/test/**/*.spec.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
 };
