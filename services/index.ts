@@ -7,6 +7,7 @@ import GatewayService from './gateway/gateway.service.ts';
 import TenancyService from './tenancy/tenancy.service.ts';
 import SandboxService from './sandbox/sandbox.service.ts';
 import HealthService from './health/health.service.ts';
+import ValidationService from './validation/validation.service.ts';
 
 export interface ServiceEntry {
   // Each schema types its own `this`; the catalogue only hands them to the broker.
@@ -22,6 +23,7 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   sandbox: { schema: SandboxService, database: false },
   // Health reads the database when one is attached to its process, to report it in readiness.
   health: { schema: HealthService, database: true },
+  validation: { schema: ValidationService, database: false },
 };
 
 export function selectServices(names: string[] | undefined): Array<[string, ServiceEntry]> {

@@ -1,0 +1,81 @@
+/**
+ * validation: one entry point for XSD + Schematron validation of UBL, CII (also inside a hybrid
+ * PDF) or the JSON send body (rendered to UBL first). Used as is by `POST /v1/documents/validate`
+ * and, later, by send (422 UBL_VALIDATION_FAILED with the findings in `details`).
+ */
+import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+import type { ValidationFinding } from './engine/index.ts';
+
+export const INPUT_FORMATS = ['json', 'ubl-xml', 'cii-xml', 'auto'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+export interface ValidateParams {
+  /** How the document is given; `json` renders the `document` body to UBL 2.1 (Peppol BIS 3.0) first. */
+  format: InputFormat;
+  /** Send-envelope fields used by the JSON path. */
+  type?: string;
+  documentSubtype?: string | number;
+  selfBilled?: boolean;
+  document?: Record<string, unknown>;
+  xml?: string;
+  file?: { content: string };
+  /** Destination country (ISO 3166-1 alpha-2): adds its national rule packs. */
+  country?: string;
+}
+
+export interface ValidateResult {
+  valid: boolean;
+  profile: string;
+  syntax: string;
+  customizationId: string;
+  packs: string[];
+  findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[] }>;
+  /** For `format=json`: the UBL the body was rendered to (what send would deliver). */
+  renderedXml?: string;
+}
+
+const findingSchema = {
+  type: 'object',
+  required: ['rule', 'severity', 'location', 'message', 'hint'],
+  properties: {
+    rule: { type: 'string', examples: ['BR-CO-10'] },
+    severity: { type: 'string', enum: ['fatal', 'warning'] },
+    location: { type: 'string', description: 'XPath of the offending node' },
+    bt: { type: ['string', 'null'], description: 'First business term or group concerned (BT-…/BG-…)' },
+    bts: { type: 'array', items: { type: 'string' } },
+    message: { type: 'string', description: 'Plain-language explanation with the values found' },
+    hint: { type: 'string', description: 'How to fix it' },
+    source: { type: 'string', description: 'Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1' },
+  },
+};
+
+export const validate = defineAction<ValidateParams, ValidateResult>('validation', 'validate', {
+  params: {
+    ...STRICT_REMOVE,
+    format: { type: 'enum', values: [...INPUT_FORMATS] },
+    type: { type: 'string', optional: true, max: 32 },
+    documentSubtype: { type: 'multi', optional: true, rules: [{ type: 'string', max: 64 }, { type: 'number', integer: true }] },
+    selfBilled: { type: 'boolean', optional: true },
+    document: { type: 'object', optional: true },
+    xml: { type: 'string', optional: true, min: 1 },
+    file: { type: 'object', optional: true, props: { content: { type: 'string', min: 1 } } },
+    country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ },
+  },
+  http: {
+    method: 'POST', path: '/v1/documents/validate', access: 'send', tag: 'Documents',
+    summary: 'Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country\'s rules, with plain-language findings',
+    response: {
+      type: 'object',
+      required: ['valid', 'profile', 'syntax', 'packs', 'findings'],
+      properties: {
+        valid: { type: 'boolean', description: 'false when any finding is fatal' },
+        profile: { type: 'string' },
+        syntax: { type: 'string' },
+        customizationId: { type: 'string' },
+        packs: { type: 'array', items: { type: 'string' } },
+        findings: { type: 'array', items: findingSchema },
+        renderedXml: { type: 'string', description: 'format=json only: the UBL 2.1 the body renders to' },
+      },
+    },
+  },
+});
