@@ -198,6 +198,9 @@ class Mapper {
     else if (vatId && isValidVatNumber(vatId) && ICD_BY_VAT_PREFIX[vatId.slice(0, 2)]) {
       const [scheme, value] = splitOnce(peppolIdFromVat(vatId));
       electronicAddress = this.inferred(term('BT-34', 'BT-49'), { value, scheme });
+    } else if (!vatId && siren && /^\d{9}$/.test(siren)) {
+      // A French party without a VAT number (franchise) is reachable under its SIREN, like a VAT-derived FR id.
+      electronicAddress = this.inferred(term('BT-34', 'BT-49'), { value: siren, scheme: '0009' });
     }
     const identifiers: SchemedId[] = [];
     if (isObject(v.identifier) && text(v.identifier.value)) identifiers.push(compact({ value: text(v.identifier.value)!, scheme: text(v.identifier.scheme) }));
