@@ -1,0 +1,36 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Organization } from '../tenancy/organization.entity.ts';
+
+export const WEBHOOK_STATUSES = ['active', 'paused', 'disabled'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/**
+ * A receiver subscribed to events. `companyId` set: the webhook receives that company's events
+ * (personal keys); null: a platform-level webhook receiving every company of the organization,
+ * whose payloads add `data.company.id` and the tenant `metadata`.
+ *
+ * The signing secret must be readable to sign, so it is stored as is (like any HMAC key); during a
+ * rotation the previous secret keeps signing until `previousSecretExpiresAt`.
+ */
+export const Webhook = defineEntity({
+  name: 'Webhook',
+  tableName: 'webhooks',
+  properties: {
+    id: p.string().primary(),
+    organization: p.manyToOne(Organization).ref().deleteRule('cascade').index(),
+    companyId: p.string().nullable(),
+    url: p.text(),
+    events: p.array(),
+    description: p.string().nullable(),
+    status: p.enum(WEBHOOK_STATUSES).default('active'),
+    /** Consecutive failed attempts (reset by a success). */
+    failureCount: p.integer().default(0),
+    livemode: p.boolean(),
+    secret: p.string(),
+    previousSecret: p.string().nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type Webhook = InferEntity<typeof Webhook>;
