@@ -2,10 +2,13 @@
 import { Organization } from '../../tenancy/organization.entity.ts';
 import { Company } from '../../tenancy/company.entity.ts';
 import { ApiKey } from '../../tenancy/api-key.entity.ts';
+import { RequestLogEntry } from '../../requests/request-log-entry.entity.ts';
+import { IdempotencyRecord } from '../../idempotency/idempotency-record.entity.ts';
+import { DocumentQuotaUsage } from '../../limits/document-quota-usage.entity.ts';
 import { Event } from '../../events/event.entity.ts';
 import { Webhook } from '../../webhooks/webhook.entity.ts';
 import { WebhookDelivery } from '../../webhooks/delivery.entity.ts';
 import { ScheduledJob } from '../../scheduler/scheduled-job.entity.ts';
 import { CompanyClock } from '../../clock/company-clock.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage];
