@@ -322,8 +322,8 @@ export interface Line {
   despatchAdviceReference?: string;
   /** EXT-FR-FE-141 despatch advice line reference. */
   despatchAdviceLineReference?: string;
-  /** Custom fields attached to the line's party of the caller's organization. */
-  customFields?: CustomField[];
+  /** Custom fields of the line, attached to a per-line party of the caller's organization. */
+  customFields?: { party: 'seller' | 'buyer'; values: CustomField[] };
 }
 
 /** Role-tagged party from the API's `parties` list that has no EN 16931 slot (payer, initiator flags). */

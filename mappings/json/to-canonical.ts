@@ -341,8 +341,10 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
   if (isBilling && linesJson.length === 0) issues.add('MISSING_FIELD', 'document.lines', 'BR-16', 'an invoice needs at least one line');
   const docDespatch = text(doc.despatchAdviceReference);
   const lines: Line[] = [];
+  // Custom fields attach to the caller's own party: the buyer once self-billing swapped the roles.
+  const callerRole: 'seller' | 'buyer' = swapRoles ? 'buyer' : 'seller';
   linesJson.forEach((raw, i) => {
-    const line = mapLine(m, raw, i, docDespatch);
+    const line = mapLine(m, raw, i, docDespatch, callerRole);
     if (line) lines.push(line);
   });
 
@@ -443,7 +445,6 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
   }
 
   // --- custom fields ------------------------------------------------------------------------
-  const callerRole: 'seller' | 'buyer' = swapRoles ? 'buyer' : 'seller';
   const docCustom = mapCustomFields(m, 'document.customFields', doc.customFields);
 
   const payee = payeeJson && text(payeeJson.name) && hasSlot(template, 'BG-10')
@@ -508,7 +509,7 @@ function definedOf(o: Json, keys: string[]): Json {
   return out;
 }
 
-function mapLine(m: Mapper, raw: unknown, i: number, docDespatch: string | undefined): Line | undefined {
+function mapLine(m: Mapper, raw: unknown, i: number, docDespatch: string | undefined, callerRole: 'seller' | 'buyer'): Line | undefined {
   const { issues } = m;
   const path = `document.lines[${i}]`;
   if (!isObject(raw)) {
@@ -582,6 +583,7 @@ function mapLine(m: Mapper, raw: unknown, i: number, docDespatch: string | undef
 
   const period = isObject(raw.period) ? compact({ start: m.date(`${path}.period.start`, raw.period.start ?? raw.period.startDate), end: m.date(`${path}.period.end`, raw.period.end ?? raw.period.endDate) }) : undefined;
   const lineDespatch = text(raw.despatchAdviceReference) ?? docDespatch;
+  const lineCustom = mapCustomFields(m, `${path}.customFields`, raw.customFields);
   const baseUnit = text(raw.priceBaseUnit);
 
   return compact<Line>({
@@ -608,7 +610,7 @@ function mapLine(m: Mapper, raw: unknown, i: number, docDespatch: string | undef
     }),
     despatchAdviceReference: m.stated('EXT-FR-FE-140', lineDespatch),
     despatchAdviceLineReference: m.stated('EXT-FR-FE-141', text(raw.despatchAdviceLineReference)),
-    customFields: mapCustomFields(m, `${path}.customFields`, raw.customFields),
+    customFields: lineCustom.length ? { party: callerRole, values: lineCustom } : undefined,
   });
 }
 

@@ -400,9 +400,10 @@ describe('jsonToCanonical: custom fields', () => {
       { key: 'site', definitionId: '33333333-3333-4333-8333-333333333333', type: 'address', value: { street: 'Main 1', city: 'Gent', zipCode: '9000', country: 'BE' } },
       { key: '99999999-9999-4999-8999-999999999999', definitionId: '99999999-9999-4999-8999-999999999999', value: 'opaque' },
     ] });
-    expect(c.lines[0]!.customFields).toEqual([{ key: 'closing', definitionId: '44444444-4444-4444-8444-444444444444', type: 'date', value: '2026-12-31' }]);
-    const selfBilled = map({ type: 'invoice', selfBilled: true, document: doc({ customFields: { costCenter: 'CC-1' } }) }, { template });
+    expect(c.lines[0]!.customFields).toEqual({ party: 'seller', values: [{ key: 'closing', definitionId: '44444444-4444-4444-8444-444444444444', type: 'date', value: '2026-12-31' }] });
+    const selfBilled = map({ type: 'invoice', selfBilled: true, document: doc({ customFields: { costCenter: 'CC-1' } }, [{ description: 'x', unitPrice: 1, vatRate: 21, customFields: { costCenter: 'L' } }]) }, { template });
     expect(selfBilled.extensions?.customFields?.party).toBe('buyer');
+    expect(selfBilled.lines[0]!.customFields?.party).toBe('buyer');
   });
 
   it.each([
