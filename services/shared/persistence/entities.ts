@@ -10,5 +10,9 @@ import { Webhook } from '../../webhooks/webhook.entity.ts';
 import { WebhookDelivery } from '../../webhooks/delivery.entity.ts';
 import { ScheduledJob } from '../../scheduler/scheduled-job.entity.ts';
 import { CompanyClock } from '../../clock/company-clock.entity.ts';
+import { TechnicalAccount } from '../../identity/technical-account.entity.ts';
+import { Membership } from '../../identity/membership.entity.ts';
+import { Integration } from '../../identity/integration.entity.ts';
+import { SigningKey } from '../../identity/signing-key.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey];

@@ -2,5 +2,6 @@
 import { Migration20261122155520_initial } from './migration-20261122155520-initial.ts';
 import { Migration20261122163017_events_webhooks_scheduler } from './migration-20261122163017-events-webhooks-scheduler.ts';
 import { Migration20261122163050_request_log_idempotency_quota } from './migration-20261122163050-request_log_idempotency_quota.ts';
+import { Migration20261122163135_identity_integrations_signing_keys } from './migration-20261122163135-identity_integrations_signing_keys.ts';
 
-export const migrationsList = [{ name: 'migration-20261122155520-initial', class: Migration20261122155520_initial }, { name: 'migration-20261122163017-events-webhooks-scheduler', class: Migration20261122163017_events_webhooks_scheduler }, { name: 'migration-20261122163050-request_log_idempotency_quota', class: Migration20261122163050_request_log_idempotency_quota }];
+export const migrationsList = [{ name: 'migration-20261122155520-initial', class: Migration20261122155520_initial }, { name: 'migration-20261122163017-events-webhooks-scheduler', class: Migration20261122163017_events_webhooks_scheduler }, { name: 'migration-20261122163050-request_log_idempotency_quota', class: Migration20261122163050_request_log_idempotency_quota }, { name: 'migration-20261122163135-identity_integrations_signing_keys', class: Migration20261122163135_identity_integrations_signing_keys }];

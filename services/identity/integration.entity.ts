@@ -1,0 +1,24 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Organization } from '../tenancy/organization.entity.ts';
+import { TechnicalAccount } from './technical-account.entity.ts';
+
+/**
+ * An application connected by an organization: the OAuth client (id + secret) of the built-in
+ * issuer, backed by a technical account. Only the SHA-256 of the secret is stored.
+ */
+export const Integration = defineEntity({
+  name: 'Integration',
+  tableName: 'integrations',
+  properties: {
+    id: p.string().primary(),
+    organization: p.manyToOne(Organization).ref().deleteRule('cascade').index(),
+    technicalAccount: p.manyToOne(TechnicalAccount).ref().deleteRule('cascade'),
+    name: p.string(),
+    clientId: p.string().unique(),
+    clientSecretHash: p.string(),
+    livemode: p.boolean(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export type Integration = InferEntity<typeof Integration>;
