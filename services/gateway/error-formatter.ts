@@ -41,6 +41,9 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   INVALID_TOKEN: { status: 401, type: 'authentication_error', description: 'Token or key not recognised or not verifiable' },
   EXPIRED_TOKEN: { status: 401, type: 'authentication_error', description: 'Token or sandbox key past its expiry' },
   REVOKED_KEY: { status: 401, type: 'authentication_error', description: 'API key was deleted' },
+  INVALID_CLIENT: { status: 401, type: 'authentication_error', description: 'OAuth token endpoint: client id or secret not recognised (invalid_client)' },
+  UNSUPPORTED_GRANT_TYPE: { status: 400, type: 'invalid_request_error', description: 'OAuth token endpoint: only client_credentials is supported (unsupported_grant_type)' },
+  ACCESS_DENIED: { status: 403, type: 'permission_error', description: 'OAuth token endpoint: the audience is not granted to this client (access_denied)' },
   INSUFFICIENT_SCOPE: { status: 403, type: 'permission_error', description: 'The key lacks the scope this call requires' },
   COMPANY_FORBIDDEN: { status: 403, type: 'permission_error', description: 'The company is not one this credential may act for' },
   COMPANY_REQUIRED: { status: 403, type: 'permission_error', description: 'Platform and white-label keys must send X-Service-Company' },
@@ -134,5 +137,37 @@ export function formatError(err: unknown, requestId: string, docsUrl: string): H
     headers,
     internal: t.internal,
     body: { error: { ...t.extra, type, code: t.code, message: t.message, details: t.details, requestId, docUrl: `${docsUrl}#${t.code}` } },
+  };
+}
+
+/** Body of an OAuth 2.0 token-endpoint error (RFC 6749 §5.2), what OAuth client libraries parse. */
+export interface OAuthErrorBody {
+  error: string;
+  error_description: string;
+  requestId: string;
+}
+
+/** Spec codes → RFC 6749 error strings; any other code is sent lowercased (e.g. `rate_limited`). */
+const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
+  INVALID_REQUEST: 'invalid_request', MISSING_FIELD: 'invalid_request', INVALID_ENUM: 'invalid_request',
+  PAYLOAD_TOO_LARGE: 'invalid_request', UNSUPPORTED_MEDIA_TYPE: 'invalid_request',
+  INVALID_CLIENT: 'invalid_client', UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type', ACCESS_DENIED: 'access_denied',
+  INTERNAL_ERROR: 'server_error', UPSTREAM_UNAVAILABLE: 'temporarily_unavailable', UPSTREAM_TIMEOUT: 'temporarily_unavailable',
+};
+
+/**
+ * The same translation as formatError, rendered the way an OAuth token endpoint must answer
+ * (`{error, error_description}`, `Cache-Control: no-store`), for routes whose contract says
+ * `errorFormat: 'oauth'`. Status codes are the error table's.
+ */
+export function formatOAuthError(err: unknown, requestId: string): { status: number; headers: Record<string, string>; body: OAuthErrorBody; internal: boolean } {
+  const t = translate(err);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Request-Id': requestId };
+  if (t.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(t.retryAfter)));
+  return {
+    status: ERROR_TABLE[t.code].status,
+    headers,
+    internal: t.internal,
+    body: { error: OAUTH_ERRORS[t.code] ?? t.code.toLowerCase(), error_description: t.message, requestId },
   };
 }

@@ -18,6 +18,10 @@ export interface Principal {
   livemode: boolean;
   /** The company this call acts for: the key's own company, or X-Service-Company for platform keys. */
   companyId: string | null;
+  /** JWT callers: every organization the token grants (`_permissions`), the selected one included. */
+  organizationIds?: string[];
+  /** Machine tokens: the technical account's role in the organization. */
+  role?: string;
 }
 
 export interface RequestMeta {

@@ -27,6 +27,8 @@ export interface AppConfig {
   embeddedPostgresPort: number;
   /** Comma-separated service names this process runs; all of them when unset. */
   services: string[] | undefined;
+  /** Outbox dispatcher, scheduler and webhook delivery (services/events, services/webhooks). */
+  events: EventsConfig;
   /** Public base URL used in docUrl links and the OpenAPI `servers` entry. */
   publicUrl: string;
   docsUrl: string;
@@ -38,6 +40,40 @@ export interface AppConfig {
   bootstrapPerIpPerHour: number;
   /** Lifetime of a bootstrap sandbox key, in days. */
   sandboxKeyDays: number;
+  /** JWT verification: an external identity provider (optional) and our built-in issuer. */
+  jwt: JwtConfig;
+}
+
+export interface JwtConfig {
+  /** JWKS of an external identity provider; unset: only the built-in issuer's tokens are accepted. */
+  jwksUrl: string | undefined;
+  /** `iss` of the external identity provider (required with jwksUrl). */
+  issuer: string | undefined;
+  /** `aud` every token must carry, external or built-in: the fixed value given to integrators. */
+  audience: string;
+  /** Leeway on `exp` / `nbf`, in seconds. */
+  clockToleranceSeconds: number;
+  /** How long fetched public keys are reused before they are fetched again, in seconds. */
+  jwksCacheSeconds: number;
+  /** `iss` of the built-in issuer (POST /oauth/token). */
+  builtInIssuer: string;
+  /** The built-in issuer signs with a new key once the active one is this old (old keys stay published until their tokens expire). */
+  signingKeyMaxAgeDays: number;
+}
+
+export interface EventsConfig {
+  /** node-cron expression of the scheduler tick (due-time rows: webhook retries, deadlines). */
+  schedulerCron: string;
+  /** How long a claimed job stays leased before another replica may take it over. */
+  schedulerLeaseMs: number;
+  /** node-cron expression of the outbox dispatcher's poll (it is also woken on every write). */
+  dispatcherCron: string;
+  /** Outbox rows claimed per dispatcher transaction. */
+  dispatcherBatch: number;
+  /** A receiver that has not answered within this many ms has failed the attempt (spec: 20 s). */
+  webhookTimeoutMs: number;
+  /** Deliveries claimed and attempted at once per webhooks service instance. */
+  webhookBatch: number;
 }
 
 export function loadConfig(): AppConfig {
@@ -52,11 +88,28 @@ export function loadConfig(): AppConfig {
     dataDir: str('EINV_DATA_DIR') ?? '.data',
     embeddedPostgresPort: int('EINV_EMBEDDED_PG_PORT', 54329),
     services: str('SERVICES')?.split(',').map((s) => s.trim()).filter(Boolean),
+    events: {
+      schedulerCron: str('EINV_SCHEDULER_CRON') ?? '* * * * * *',
+      schedulerLeaseMs: int('EINV_SCHEDULER_LEASE_MS', 60_000),
+      dispatcherCron: str('EINV_DISPATCHER_CRON') ?? '* * * * * *',
+      dispatcherBatch: int('EINV_DISPATCHER_BATCH', 200),
+      webhookTimeoutMs: int('EINV_WEBHOOK_TIMEOUT_MS', 20_000),
+      webhookBatch: int('EINV_WEBHOOK_BATCH', 100),
+    },
     publicUrl,
     docsUrl: str('EINV_DOCS_URL') ?? `${publicUrl}/docs/errors`,
     maxJsonBytes: int('EINV_MAX_JSON_BYTES', 1024 * 1024),
     maxBodyBytes: int('EINV_MAX_BODY_BYTES', 25 * 1024 * 1024),
     bootstrapPerIpPerHour: int('EINV_BOOTSTRAP_PER_IP_PER_HOUR', 10),
     sandboxKeyDays: int('EINV_SANDBOX_KEY_DAYS', 30),
+    jwt: {
+      jwksUrl: str('EINV_JWT_JWKS_URL'),
+      issuer: str('EINV_JWT_ISSUER'),
+      audience: str('EINV_JWT_AUDIENCE') ?? 'einvoicing-exchange-api',
+      clockToleranceSeconds: int('EINV_JWT_CLOCK_TOLERANCE_SECONDS', 30),
+      jwksCacheSeconds: int('EINV_JWT_JWKS_CACHE_SECONDS', 600),
+      builtInIssuer: str('EINV_OAUTH_ISSUER') ?? publicUrl,
+      signingKeyMaxAgeDays: int('EINV_OAUTH_SIGNING_KEY_MAX_AGE_DAYS', 90),
+    },
   };
 }

@@ -56,6 +56,20 @@ export interface HttpBinding {
   /** For 201 answers: the `Location` of what was created, from the result. */
   location?: (result: never) => string;
   response: JsonSchema;
+  /**
+   * The operation is being retired: its responses carry `Deprecation: true`, `Sunset` and
+   * `Link: <link>; rel="deprecation"`, and the OpenAPI document flags it `deprecated: true`.
+   */
+  deprecated?: Deprecation;
+  /** `oauth`: errors are rendered as RFC 6749 token-endpoint errors instead of the envelope. */
+  errorFormat?: 'envelope' | 'oauth';
+}
+
+export interface Deprecation {
+  /** When the operation stops answering: an ISO 8601 date or timestamp (sent as an HTTP date). */
+  sunset: string;
+  /** Where the deprecation and its replacement are described (changelog entry). */
+  link: string;
 }
 
 export interface ActionContract<Params, Result> {

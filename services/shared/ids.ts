@@ -13,6 +13,10 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   document: 'doc',
   webhook: 'wh',
+  integration: 'int',
+  technicalAccount: 'tacc',
+  membership: 'mbr',
+  signingKey: 'sig',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 
