@@ -14,5 +14,6 @@ import { TechnicalAccount } from '../../identity/technical-account.entity.ts';
 import { Membership } from '../../identity/membership.entity.ts';
 import { Integration } from '../../identity/integration.entity.ts';
 import { SigningKey } from '../../identity/signing-key.entity.ts';
+import { Document } from '../../documents/document.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, Document];

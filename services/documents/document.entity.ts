@@ -1,0 +1,124 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Organization } from '../tenancy/organization.entity.ts';
+
+export const DIRECTIONS = ['outgoing', 'incoming'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
+/** Delivery of the document (spec: States, Delivery of a structured document). */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'stored', 'received'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One step of the French lifecycle as stored (history of `GET /v1/documents/<id>/lifecycle`). */
+export interface LifecycleEntry {
+  code: string;
+  label: string;
+  status: string;
+  /** Party that emitted it: seller_platform, buyer_platform, buyer, supplier, platform. */
+  emittedBy: string;
+  at: string;
+  reason?: string;
+  reasonCode?: string;
+  note?: string;
+  /** Amount blocks carried by the status (MAP, MNA, MPA, RAP, MEN, MAJ …). */
+  amounts?: Record<string, string>;
+  paymentDate?: string;
+  paymentReference?: string;
+  paymentCurrency?: string;
+  relatedDocumentId?: string;
+  /** A partial collection (212 with an amount still to collect): further collections may follow. */
+  partial?: boolean;
+}
+
+export interface DocumentNote {
+  id: string;
+  text: string;
+  at: string;
+}
+
+/**
+ * One business document as one tenant sees it: an outgoing document of the sender, or the incoming
+ * copy the recipient's organization received. It holds the three representations of the legal
+ * record: the original bytes as they came, the structured XML and the normalised JSON.
+ */
+export const Document = defineEntity({
+  name: 'Document',
+  tableName: 'documents',
+  properties: {
+    id: p.string().primary(),
+    organization: p.manyToOne(Organization).ref().deleteRule('cascade'),
+    /** The company of the organization the document belongs to (sender or recipient). */
+    companyId: p.string(),
+    livemode: p.boolean(),
+    direction: p.enum(DIRECTIONS),
+    type: p.string(),
+    documentSubtype: p.string().nullable(),
+    /** Input format of the send (`json`, `ubl-xml`, `cii-xml`, `auto`, `raw`). */
+    format: p.string(),
+    number: p.string().nullable(),
+    issueDate: p.string().length(10).nullable(),
+    dueDate: p.string().length(10).nullable(),
+    currency: p.string().length(3).nullable(),
+    /** BT-112 total with VAT (or BT-115 when absent): what the amount filters compare. */
+    totalAmount: p.decimal('string').precision(18).scale(2).nullable(),
+    /** Who the seller is for duplicate-number detection (VAT, Peppol id or company id). */
+    sellerKey: p.string().nullable(),
+    senderPeppolId: p.string().nullable(),
+    senderName: p.string().nullable(),
+    receiverPeppolId: p.string().nullable(),
+    receiverName: p.string().nullable(),
+    /** The `to` echo of the send: peppolId, addressingIdentifier, addressingSuffix, companyId. */
+    recipient: p.json<Record<string, string>>().nullable(),
+    metadata: p.json<Record<string, unknown>>().nullable(),
+    /** API lifecycle status (sent, received, under_review, approved, partially_paid, paid, disputed, rejected). */
+    status: p.string(),
+    /** Current French lifecycle code (200–213). */
+    lifecycleCode: p.string().nullable(),
+    lifecycle: p.json<LifecycleEntry[]>(),
+    deliveryStatus: p.enum(DELIVERY_STATUSES),
+    /** Connector chosen by the router; null for raw deposits. */
+    connectorId: p.string().nullable(),
+    connectorMessageId: p.string().nullable(),
+    deliveryAttempts: p.integer().default(0),
+    nextAttemptAt: p.datetime().nullable(),
+    errorCode: p.string().nullable(),
+    errorMessage: p.text().nullable(),
+    sentAt: p.datetime().nullable(),
+    deliveredAt: p.datetime().nullable(),
+    /** The other side's copy (incoming copy of an outgoing document and back). */
+    counterpartId: p.string().nullable(),
+    /** Original artefact: the bytes as received (UBL rendered from JSON, caller XML, PDF, raw file). */
+    originalContent: p.blob().nullable(),
+    originalContentType: p.string().nullable(),
+    originalFilename: p.string().nullable(),
+    fileId: p.string().nullable(),
+    storedFormat: p.string().nullable(),
+    /** Structured XML (UBL or CII) when there is one. */
+    xml: p.text().nullable(),
+    xmlSyntax: p.string().nullable(),
+    /** Normalised JSON (the canonical EN 16931 model, or the body of a non-billing type). */
+    normalized: p.json<Record<string, unknown>>().nullable(),
+    hasPdf: p.boolean().default(false),
+    readAt: p.datetime().nullable(),
+    archivedAt: p.datetime().nullable(),
+    notes: p.json<DocumentNote[]>(),
+    relatedDocumentIds: p.json<string[]>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [
+    { name: 'documents_org_list_index', properties: ['organization', 'livemode', 'id'] },
+    { name: 'documents_company_index', properties: ['organization', 'companyId', 'id'] },
+    { name: 'documents_type_status_index', properties: ['organization', 'type', 'status'] },
+    { name: 'documents_issue_date_index', properties: ['organization', 'issueDate'] },
+    { name: 'documents_total_amount_index', properties: ['organization', 'totalAmount'] },
+    { name: 'documents_number_index', properties: ['organization', 'number'] },
+    { name: 'documents_delivery_due_index', properties: ['nextAttemptAt'], where: { deliveryStatus: 'pending' } },
+  ],
+  uniques: [
+    // A seller never sends the same invoice number twice (outgoing billing documents only).
+    { name: 'documents_seller_number_unique', properties: ['organization', 'livemode', 'sellerKey', 'type', 'number'], where: { direction: 'outgoing', type: { $in: ['invoice', 'credit-note', 'debit-note'] } } },
+    // The network hands a document to a recipient once.
+    { name: 'documents_counterpart_unique', properties: ['organization', 'counterpartId'], where: { direction: 'incoming' } },
+  ],
+});
+export type Document = InferEntity<typeof Document>;
