@@ -8,6 +8,7 @@ import TenancyService from './tenancy/tenancy.service.ts';
 import SandboxService from './sandbox/sandbox.service.ts';
 import HealthService from './health/health.service.ts';
 import ValidationService from './validation/validation.service.ts';
+import IdentityService from './identity/identity.service.ts';
 
 export interface ServiceEntry {
   // Each schema types its own `this`; the catalogue only hands them to the broker.
@@ -24,6 +25,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   // Health reads the database when one is attached to its process, to report it in readiness.
   health: { schema: HealthService, database: true },
   validation: { schema: ValidationService, database: false },
+  // Built-in OAuth issuer (integrations, signing keys, JWKS) and JWT → principal resolution.
+  identity: { schema: IdentityService, database: true },
 };
 
 export function selectServices(names: string[] | undefined): Array<[string, ServiceEntry]> {

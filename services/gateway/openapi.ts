@@ -6,6 +6,7 @@ import type { ActionContract, HttpBinding, JsonSchema } from '../shared/contract
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../shared/contract.ts';
 import { ERROR_TABLE } from './error-formatter.ts';
 import { ERROR_CODES } from '../shared/errors.ts';
+import { deprecationOpenApi } from './deprecation.ts';
 
 type Rule = Record<string, unknown> & { type?: string; optional?: boolean };
 
@@ -92,11 +93,16 @@ export function objectSchema(props: Record<string, unknown>): JsonSchema {
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const pathParamNames = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
 
-function errorResponse(description: string) {
+function envelopeErrorResponse(description: string) {
   return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 }
 
+function oauthErrorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } } };
+}
+
 function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding) {
+  const errorResponse = http.errorFormat === 'oauth' ? oauthErrorResponse : envelopeErrorResponse;
   const params = objectSchema(contract.params as Record<string, unknown>);
   const properties = params.properties as Record<string, JsonSchema>;
   const required = new Set((params.required as string[] | undefined) ?? []);
@@ -112,7 +118,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
   const status = String(http.status ?? 200);
   const errors: Record<string, unknown> = { 400: errorResponse('Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …)'), 429: errorResponse('Rate limited') };
   if (http.access !== 'public') {
-    Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN') });
+    Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN') });
   }
   return {
     operationId: contract.action,
@@ -122,6 +128,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
     'x-required-scope': http.access,
     ...(http.company ? { 'x-company': http.company } : {}),
     ...(http.testModeOnly ? { 'x-test-mode-only': true } : {}),
+    ...deprecationOpenApi(http.deprecated),
     parameters,
     ...(Object.keys(bodyProps).length
       ? { requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: { type: 'object', properties: bodyProps, ...(bodyRequired.length ? { required: bodyRequired } : {}) } } } } }
@@ -130,6 +137,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
       [status]: { description: 'Success', content: { 'application/json': { schema: http.response } } },
       ...errors,
       500: errorResponse('INTERNAL_ERROR'),
+      ...(http.errorFormat === 'oauth' ? { 401: errorResponse('invalid_client'), 403: errorResponse('access_denied: the audience is not granted to this client') } : {}),
     },
   };
 }
@@ -156,6 +164,16 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svc_…) or a JWT' } },
       schemas: {
+        OAuthError: {
+          type: 'object',
+          description: 'Errors of the OAuth token endpoint, as RFC 6749 §5.2 defines them',
+          required: ['error', 'error_description'],
+          properties: {
+            error: { type: 'string', examples: ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'access_denied'] },
+            error_description: { type: 'string' },
+            requestId: { type: 'string', pattern: '^req_' },
+          },
+        },
         Error: {
           type: 'object',
           required: ['error'],

@@ -9,6 +9,7 @@ import * as tenancy from '../tenancy/tenancy.contract.ts';
 import * as sandbox from '../sandbox/sandbox.contract.ts';
 import * as health from '../health/health.contract.ts';
 import * as validation from '../validation/validation.contract.ts';
+import * as identity from '../identity/identity.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -16,6 +17,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, identity].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -60,7 +60,12 @@ const TenancyService: ServiceSchema = {
 
     me: action(contract.me, async (ctx) => {
       const auth = principalOf(ctx);
-      const org = await emOf(ctx).findOneOrFail(Organization, auth.organizationId);
+      const em = emOf(ctx);
+      const org = await em.findOneOrFail(Organization, auth.organizationId);
+      // JWT callers: every organization their token grants that this service knows, in claim order.
+      const ids = auth.organizationIds ?? [org.id];
+      const known = new Map((await em.find(Organization, { id: { $in: ids } })).map((o) => [o.id, o]));
+      const granted = ids.filter((id) => known.has(id));
       return {
         authMethod: auth.authMethod,
         userId: auth.userId,
@@ -68,8 +73,8 @@ const TenancyService: ServiceSchema = {
         keyType: auth.keyType,
         apiKeyId: auth.apiKeyId,
         organizationId: org.id,
-        organizationIds: [org.id],
-        organizations: [{ id: org.id, name: org.name, country: org.country ?? null, vatNumber: org.vatNumber ?? null }],
+        organizationIds: granted,
+        organizations: granted.map((id) => known.get(id)!).map((o) => ({ id: o.id, name: o.name, country: o.country ?? null, vatNumber: o.vatNumber ?? null })),
         scopes: auth.scopes,
         isTestMode: !auth.livemode,
       };

@@ -1,0 +1,172 @@
+/**
+ * identity: the built-in OAuth 2.0 issuer (client credentials) for self-hosters without an identity
+ * provider — integrations (client id + secret) backed by technical accounts that are members of an
+ * organization with a role, rotatable signing keys published as a JWKS — and the resolution of a
+ * verified JWT into a Principal (organization existence, membership, role, company).
+ */
+import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
+import type { Principal } from '../shared/auth.ts';
+import { MEMBERSHIP_ROLES, type MembershipRole } from './membership.entity.ts';
+
+const SERVICE = 'identity';
+
+/** Life of a machine token, in seconds (spec: 24 hours). */
+export const MACHINE_TOKEN_SECONDS = 86_400;
+
+// ---------- shapes ----------
+
+export interface IntegrationView {
+  id: string;
+  name: string;
+  clientId: string;
+  /** Present only in the response that created the integration. */
+  clientSecret?: string;
+  role: MembershipRole;
+  organizationId: string;
+  technicalAccountId: string;
+  livemode: boolean;
+  /** Where to exchange the credentials for a token, and the audience to ask for. */
+  tokenUrl: string;
+  audience: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+const integrationResponse = {
+  type: 'object',
+  required: ['id', 'name', 'clientId', 'role', 'organizationId', 'technicalAccountId', 'livemode', 'tokenUrl', 'audience', 'createdAt', 'revokedAt'],
+  properties: {
+    id: { type: 'string', examples: ['int_01JD7Z3V9Q1M2N3P4R5S6T7V8W'] },
+    name: { type: 'string' },
+    clientId: { type: 'string', examples: ['cli_test_01JD7Z3V9Q1M2N3P4R5S6T7V8W'] },
+    clientSecret: { type: 'string', description: 'The client secret. Returned once, at creation; only its hash is stored.' },
+    role: { type: 'string', enum: [...MEMBERSHIP_ROLES] },
+    organizationId: { type: 'string' },
+    technicalAccountId: { type: 'string' },
+    livemode: { type: 'boolean', description: 'false: sandbox credentials, issuing test-mode tokens' },
+    tokenUrl: { type: 'string', format: 'uri' },
+    audience: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    revokedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+
+// ---------- the built-in issuer ----------
+
+export interface TokenParams {
+  grant_type: string;
+  client_id: string;
+  client_secret: string;
+  audience: string;
+}
+export interface TokenResult {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+export const issueToken = defineAction<TokenParams, TokenResult>(SERVICE, 'issueToken', {
+  params: {
+    ...STRICT_REMOVE,
+    grant_type: { type: 'string', min: 1, max: 100 },
+    client_id: { type: 'string', min: 1, max: 200 },
+    client_secret: { type: 'string', min: 1, max: 500 },
+    audience: { type: 'string', min: 1, max: 500 },
+  },
+  http: {
+    method: 'POST', path: '/oauth/token', access: 'public', tag: 'OAuth', errorFormat: 'oauth',
+    summary: 'OAuth 2.0 client credentials: exchange an integration\'s client id and secret for a 24-hour machine token (errors as RFC 6749: invalid_client, access_denied for a wrong audience…)',
+    response: {
+      type: 'object',
+      required: ['access_token', 'token_type', 'expires_in'],
+      properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, expires_in: { const: MACHINE_TOKEN_SECONDS } },
+    },
+  },
+});
+
+export interface Jwks {
+  keys: Array<Record<string, unknown>>;
+}
+export const jwks = defineAction<Record<string, never>, Jwks>(SERVICE, 'jwks', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'GET', path: '/.well-known/jwks.json', access: 'public', tag: 'OAuth',
+    summary: 'Public keys of the built-in issuer (JWKS): the signing key and the rotated keys whose tokens may still be alive',
+    response: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid', 'alg'] } } } },
+  },
+});
+
+export interface RotateResult {
+  kid: string;
+  /** Keys that stay published until their `retireAt`. */
+  retiring: Array<{ kid: string; retireAt: string }>;
+}
+/** Ops only (broker, no HTTP route): a new key signs from now on; the previous ones retire once their tokens have expired. */
+export const rotateSigningKey = defineAction<Record<string, never>, RotateResult>(SERVICE, 'rotateSigningKey', {
+  params: { ...STRICT_REMOVE },
+});
+
+// ---------- integrations ----------
+
+export interface CreateIntegrationParams {
+  name: string;
+  role?: MembershipRole;
+}
+export const createIntegration = defineAction<CreateIntegrationParams, IntegrationView>(SERVICE, 'createIntegration', {
+  params: {
+    ...STRICT_REMOVE,
+    name: { type: 'string', min: 1, max: 100, trim: true },
+    role: { type: 'enum', values: [...MEMBERSHIP_ROLES], optional: true },
+  },
+  http: {
+    method: 'POST', path: '/v1/integrations', access: 'platform', tag: 'Integrations', status: 201,
+    location: (i: IntegrationView) => `/v1/integrations/${i.id}`,
+    summary: 'Connect an unattended backend: a technical account member of the organization (role `admin` by default, or `member`: every scope but `platform`) and its OAuth client id and secret (returned once). Sandbox callers get sandbox credentials.',
+    response: integrationResponse,
+  },
+});
+
+export const listIntegrations = defineAction<{ limit?: number; cursor?: string }, Page<IntegrationView>>(SERVICE, 'listIntegrations', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS },
+  http: { method: 'GET', path: '/v1/integrations', access: 'platform', tag: 'Integrations', summary: 'The organization\'s active integrations (no secrets)', response: pageSchema(integrationResponse) },
+});
+
+export const getIntegration = defineAction<{ id: string }, IntegrationView>(SERVICE, 'getIntegration', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: { method: 'GET', path: '/v1/integrations/:id', access: 'platform', tag: 'Integrations', summary: 'One integration (no secret)', response: integrationResponse },
+});
+
+export const revokeIntegration = defineAction<{ id: string }, IntegrationView>(SERVICE, 'revokeIntegration', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'DELETE', path: '/v1/integrations/:id', access: 'platform', tag: 'Integrations',
+    summary: 'Revoke an integration: its secret stops issuing tokens and its tokens stop being accepted at once (the membership is removed)',
+    response: integrationResponse,
+  },
+});
+
+// ---------- token → principal (gateway only) ----------
+
+export interface ResolveTokenParams {
+  /** `user`: an identity-provider JWT; `machine`: a client-credentials JWT. */
+  kind: 'user' | 'machine';
+  /** The token's `sub`. */
+  subject: string;
+  email?: string;
+  /** The organization selected by the gateway (claim or header). */
+  organizationId: string;
+  /** Every organization the token grants (users). */
+  organizationIds: string[];
+  companyHeader?: string;
+}
+/** Checks the selected organization against the database (existence; membership for machines) and builds the Principal. */
+export const resolveToken = defineAction<ResolveTokenParams, Principal>(SERVICE, 'resolveToken', {
+  params: {
+    kind: { type: 'enum', values: ['user', 'machine'] },
+    subject: { type: 'string', min: 1, max: 512 },
+    email: { type: 'string', optional: true, max: 320 },
+    organizationId: { type: 'string', min: 1, max: 128 },
+    organizationIds: { type: 'array', items: 'string', max: 1000 },
+    companyHeader: { type: 'string', optional: true, max: 128 },
+  },
+});

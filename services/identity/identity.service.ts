@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type { ServiceSchema } from 'moleculer';
+import { SignJWT } from 'jose';
+import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { DomainError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { systemClock } from '../shared/clock.ts';
+import { loadConfig } from '../shared/config.ts';
+import { principalOf, type Principal } from '../shared/auth.ts';
+import { SCOPES, implement as action, type Scope } from '../shared/contract.ts';
+import { readPageRequest, toPage } from '../shared/pagination.ts';
+import { Organization } from '../tenancy/organization.entity.ts';
+import { Company } from '../tenancy/company.entity.ts';
+import { TechnicalAccount } from './technical-account.entity.ts';
+import { Membership, type MembershipRole } from './membership.entity.ts';
+import { Integration } from './integration.entity.ts';
+import { newClientId, newClientSecret, secretMatches } from './client-secrets.ts';
+import { privateKeyOf, publishedKeys, rotate, signingKey } from './signing-keys.ts';
+import * as contract from './identity.contract.ts';
+import type { IntegrationView } from './identity.contract.ts';
+
+const config = loadConfig();
+
+/** What a role may do: `admin` everything, `member` everything but `platform` (keys, integrations, settings). */
+const ROLE_SCOPES: Record<MembershipRole, Scope[]> = {
+  admin: ['*'],
+  member: SCOPES.filter((s) => s !== '*' && s !== 'platform'),
+};
+
+const noAccess = (organizationId: string) =>
+  new DomainError('ORGANIZATION_FORBIDDEN', `Token does not grant access to organization '${organizationId}'. Available: none.`);
+
+function integrationView(row: Integration, role: MembershipRole): IntegrationView {
+  return {
+    id: row.id,
+    name: row.name,
+    clientId: row.clientId,
+    role,
+    organizationId: row.organization.id,
+    technicalAccountId: row.technicalAccount.id,
+    livemode: row.livemode,
+    tokenUrl: `${config.publicUrl}/oauth/token`,
+    audience: config.jwt.audience,
+    createdAt: row.createdAt.toISOString(),
+    revokedAt: row.revokedAt ? row.revokedAt.toISOString() : null,
+  };
+}
+
+const IdentityService: ServiceSchema = {
+  name: 'identity',
+  mixins: [OrmMixin],
+
+  actions: {
+    issueToken: action(contract.issueToken, async (ctx) => {
+      const p = ctx.params;
+      if (p.grant_type !== 'client_credentials') {
+        throw new DomainError('UNSUPPORTED_GRANT_TYPE', `grant_type '${p.grant_type}' is not supported; use client_credentials`);
+      }
+      const em = emOf(ctx);
+      const row = await em.findOne(Integration, { clientId: p.client_id });
+      // One answer for an unknown client, a wrong secret and a revoked integration: nothing leaks.
+      if (!row || !secretMatches(p.client_secret, row.clientSecretHash) || row.revokedAt) {
+        throw new DomainError('INVALID_CLIENT', 'Client authentication failed: unknown client, wrong secret or revoked integration');
+      }
+      // Credentials are fine; the audience is a grant question (spec: 403 access_denied).
+      if (p.audience !== config.jwt.audience) {
+        throw new DomainError('ACCESS_DENIED', `The audience '${p.audience}' is not granted to this client`);
+      }
+      const now = systemClock.now();
+      const key = await signingKey(em, now, config.jwt.signingKeyMaxAgeDays, config.jwt.clockToleranceSeconds);
+      const iat = Math.floor(now.getTime() / 1000);
+      const token = await new SignJWT({ _permissions: {}, gty: 'client-credentials', azp: row.clientId, livemode: row.livemode })
+        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+        .setIssuer(config.jwt.builtInIssuer)
+        .setAudience(config.jwt.audience)
+        .setSubject(row.technicalAccount.id)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + contract.MACHINE_TOKEN_SECONDS)
+        .setJti(randomUUID())
+        .sign(await privateKeyOf(key));
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+      return { access_token: token, token_type: 'Bearer' as const, expires_in: contract.MACHINE_TOKEN_SECONDS };
+    }),
+
+    jwks: action(contract.jwks, async (ctx) => {
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'public, max-age=300' };
+      return { keys: (await publishedKeys(emOf(ctx), systemClock.now())) as Array<Record<string, unknown>> };
+    }),
+
+    rotateSigningKey: action(contract.rotateSigningKey, async (ctx) => {
+      const { key, retiring } = await rotate(emOf(ctx), systemClock.now(), config.jwt.clockToleranceSeconds);
+      return { kid: key.kid, retiring: retiring.map((k) => ({ kid: k.kid, retireAt: k.retireAt!.toISOString() })) };
+    }),
+
+    createIntegration: action(contract.createIntegration, async (ctx) => {
+      const auth = principalOf(ctx);
+      const role = ctx.params.role ?? 'admin';
+      const secret = newClientSecret();
+      const row = await emOf(ctx).transactional(async (em) => {
+        const account = em.create(TechnicalAccount, { id: newId('technicalAccount'), name: ctx.params.name, livemode: auth.livemode, disabledAt: null });
+        em.create(Membership, { id: newId('membership'), technicalAccount: account, organization: auth.organizationId, role });
+        const integration = em.create(Integration, {
+          id: newId('integration'),
+          organization: auth.organizationId,
+          technicalAccount: account,
+          name: ctx.params.name,
+          clientId: newClientId(auth.livemode),
+          clientSecretHash: secret.hash,
+          // Sandbox callers get sandbox credentials; production callers production ones.
+          livemode: auth.livemode,
+          revokedAt: null,
+        });
+        await em.flush();
+        return integration;
+      });
+      return { ...integrationView(row, role), clientSecret: secret.secret };
+    }),
+
+    listIntegrations: action(contract.listIntegrations, async (ctx) => {
+      const auth = principalOf(ctx);
+      const page = readPageRequest(ctx.params);
+      const em = emOf(ctx);
+      const rows = await em.find(
+        Integration,
+        { organization: auth.organizationId, revokedAt: null, ...(page.after ? { id: { $lt: page.after } } : {}) },
+        { orderBy: { id: 'desc' }, limit: page.limit + 1 },
+      );
+      const memberships = await em.find(Membership, { organization: auth.organizationId, technicalAccount: { $in: rows.map((r) => r.technicalAccount.id) } });
+      const roleOf = new Map(memberships.map((m) => [m.technicalAccount.id, m.role]));
+      return toPage(rows, page, (r) => r.id, (r) => integrationView(r, roleOf.get(r.technicalAccount.id) ?? 'member'));
+    }),
+
+    getIntegration: action(contract.getIntegration, async function (this: IdentityThis, ctx) {
+      const { row, role } = await this.findIntegration(ctx.params.id, principalOf(ctx).organizationId, emOf(ctx));
+      return integrationView(row, role);
+    }),
+
+    revokeIntegration: action(contract.revokeIntegration, async function (this: IdentityThis, ctx) {
+      const em = emOf(ctx);
+      const { row, role } = await this.findIntegration(ctx.params.id, principalOf(ctx).organizationId, em);
+      const now = systemClock.now();
+      await em.transactional(async (tx) => {
+        const integration = await tx.findOneOrFail(Integration, row.id);
+        integration.revokedAt ??= now;
+        const account = await tx.findOneOrFail(TechnicalAccount, row.technicalAccount.id);
+        account.disabledAt ??= now;
+        // Tokens already issued are checked against memberships on every call: they stop working now.
+        await tx.nativeDelete(Membership, { technicalAccount: account.id });
+        await tx.flush();
+        row.revokedAt = integration.revokedAt;
+      });
+      return integrationView(row, role);
+    }),
+
+    resolveToken: action(contract.resolveToken, async (ctx) => {
+      const p = ctx.params;
+      const em = emOf(ctx);
+      let role: MembershipRole | undefined;
+      let livemode: boolean;
+      if (p.kind === 'machine') {
+        const membership = await em.findOne(
+          Membership,
+          { technicalAccount: { id: p.subject, disabledAt: null }, organization: p.organizationId },
+          { populate: ['technicalAccount'] },
+        );
+        if (!membership) throw noAccess(p.organizationId);
+        role = membership.role;
+        livemode = membership.technicalAccount.getEntity().livemode;
+      } else {
+        const org = await em.findOne(Organization, p.organizationId);
+        if (!org) throw new DomainError('ORGANIZATION_FORBIDDEN', `Organization '${p.organizationId}' is not known to this service`);
+        livemode = !org.sandbox;
+      }
+      let companyId: string | null = null;
+      if (p.companyHeader) {
+        const company = await em.findOne(Company, { id: p.companyHeader, organization: p.organizationId });
+        if (!company) throw new DomainError('COMPANY_FORBIDDEN', `Company '${p.companyHeader}' is not one this credential may act for`);
+        companyId = company.id;
+      }
+      const principal: Principal = {
+        authMethod: p.kind === 'machine' ? 'client_credentials' : 'jwt',
+        organizationId: p.organizationId,
+        apiKeyId: null,
+        userId: p.subject,
+        email: p.email ?? null,
+        keyType: null,
+        scopes: role ? ROLE_SCOPES[role] : ['*'],
+        livemode,
+        companyId,
+        organizationIds: p.kind === 'machine' ? [p.organizationId] : p.organizationIds,
+        ...(role ? { role } : {}),
+      };
+      return principal;
+    }),
+  },
+
+  methods: {
+    async findIntegration(id: string, organizationId: string, em: ReturnType<typeof emOf>) {
+      const row = await em.findOne(Integration, { id, organization: organizationId, revokedAt: null });
+      if (!row) throw new DomainError('RESOURCE_NOT_FOUND', `Integration '${id}' was not found`);
+      const membership = await em.findOne(Membership, { technicalAccount: row.technicalAccount.id, organization: organizationId });
+      return { row, role: membership?.role ?? 'member' };
+    },
+  },
+};
+
+interface IdentityThis {
+  findIntegration(id: string, organizationId: string, em: ReturnType<typeof emOf>): Promise<{ row: Integration; role: MembershipRole }>;
+}
+
+export default IdentityService;
