@@ -46,7 +46,7 @@ class CiiRenderer {
       });
     });
     w.el('rsm:SupplyChainTradeTransaction', () => {
-      for (const l of c.lines) this.line(l);
+      c.lines.forEach((l, i) => this.line(l, i));
       this.agreement();
       this.delivery();
       this.settlement();
@@ -55,11 +55,11 @@ class CiiRenderer {
     return w.toString();
   }
 
-  private line(l: CanonicalInvoice['lines'][number]): void {
+  private line(l: CanonicalInvoice['lines'][number], index: number): void {
     const { w } = this;
     w.el('ram:IncludedSupplyChainTradeLineItem', () => {
       w.el('ram:AssociatedDocumentLineDocument', () => {
-        w.leaf('ram:LineID', l.id ?? '');
+        w.leaf('ram:LineID', l.id ?? String(index + 1)); // required by the D16B schema
         if (l.note !== undefined) w.el('ram:IncludedNote', () => w.leaf('ram:Content', l.note));
       });
       const it = l.item;

@@ -171,7 +171,7 @@ class UblRenderer {
       // UBL requires PayableAmount; a template without BT-115 still gets the XSD's element.
       this.amount('cbc:PayableAmount', t.payable ?? t.taxInclusive ?? '0.00');
     });
-    for (const line of c.lines) this.line(line);
+    c.lines.forEach((line, i) => this.line(line, i));
     w.close(root);
     return w.toString();
   }
@@ -299,11 +299,12 @@ class UblRenderer {
     });
   }
 
-  private line(l: Line): void {
+  private line(l: Line, index: number): void {
     const { w } = this;
     const tag = this.isCredit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine';
     w.el(tag, () => {
-      w.leaf('cbc:ID', l.id);
+      // The UBL schema requires the line ID; a line without BT-126 (e.g. from a CII source) gets its position.
+      w.leaf('cbc:ID', l.id ?? String(index + 1));
       w.leaf('cbc:Note', l.note);
       w.leaf(this.isCredit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', l.quantity, { unitCode: l.unit });
       this.amount('cbc:LineExtensionAmount', l.netAmount);
@@ -371,6 +372,12 @@ export function canonicalToUbl(c: CanonicalInvoice): string {
   if (docType !== undefined && NON_BILLING_TYPES.has(docType)) {
     throw new MappingError('INVALID_REQUEST', `A ${docType} has no UBL Invoice/CreditNote rendering`, [
       { field: 'type', rule: 'ubl-invoice-types', message: 'only invoice, credit-note and debit-note render as UBL invoices' },
+    ]);
+  }
+  if (c.lines.length === 0) {
+    // A UBL invoice needs a line (schema and BR-16); a MINIMUM/BASIC WL Factur-X has none to carry over.
+    throw new MappingError('INVALID_REQUEST', 'A UBL invoice needs at least one invoice line (BR-16)', [
+      { field: 'document.lines', rule: 'BR-16', message: 'the document has no invoice line to render' },
     ]);
   }
   return new UblRenderer(c).render();

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { canonicalToCii, canonicalToUbl, ciiToCanonical, detectFormat, ublToCanonical, MappingError } from '../../../../mappings/index.ts';
+import { CORPUS, xsdErrors } from '../support/corpus.ts';
+
+const MUSTANG = join(CORPUS, 'mustangproject');
+const xmlFiles = (JSON.parse(readFileSync(join(MUSTANG, 'expected-results.json'), 'utf8')) as Array<{ file: string }>)
+  .map((e) => e.file).filter((f) => f.endsWith('.xml'));
+
+describe('mustangproject XML inputs (ZUGFeRD / Factur-X / XRechnung CII and UBL)', () => {
+  it('has the parser inputs', () => {
+    expect(xmlFiles.length).toBeGreaterThanOrEqual(45);
+  });
+
+  it.each(xmlFiles.map((f) => [f.split('/').pop()!, f]))('%s', (_name, file) => {
+    const bytes = readFileSync(join(MUSTANG, file));
+    const d = detectFormat(bytes);
+    if (d.format !== 'ubl' && d.format !== 'cii') {
+      // ZUGFeRD 1 (CrossIndustryDocument) and foreign roots are not EN 16931 syntaxes: raw only.
+      expect(d.apiFormat).toBe('raw');
+      expect(() => ciiToCanonical(bytes)).toThrow(MappingError);
+      return;
+    }
+    const c = (d.format === 'ubl' ? ublToCanonical(bytes) : ciiToCanonical(bytes)).canonical;
+    expect(c.number).not.toBe('');
+    expect(xsdErrors(canonicalToCii(c))).toEqual([]);
+    if (c.lines.length > 0) expect(xsdErrors(canonicalToUbl(c))).toEqual([]);
+    else expect(() => canonicalToUbl(c)).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST', details: [expect.objectContaining({ rule: 'BR-16' })] }));
+  });
+});
