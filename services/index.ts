@@ -9,6 +9,9 @@ import SandboxService from './sandbox/sandbox.service.ts';
 import HealthService from './health/health.service.ts';
 import ValidationService from './validation/validation.service.ts';
 import IdentityService from './identity/identity.service.ts';
+import EventsService from './events/events.service.ts';
+import WebhooksService from './webhooks/webhooks.service.ts';
+import ClockService from './clock/clock.service.ts';
 
 export interface ServiceEntry {
   // Each schema types its own `this`; the catalogue only hands them to the broker.
@@ -27,6 +30,10 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   validation: { schema: ValidationService, database: false },
   // Built-in OAuth issuer (integrations, signing keys, JWKS) and JWT → principal resolution.
   identity: { schema: IdentityService, database: true },
+  // Outbox dispatcher and event log; webhook subscriptions and the delivery worker; sandbox clocks.
+  events: { schema: EventsService, database: true },
+  webhooks: { schema: WebhooksService, database: true },
+  clock: { schema: ClockService, database: true },
 };
 
 export function selectServices(names: string[] | undefined): Array<[string, ServiceEntry]> {

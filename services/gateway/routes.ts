@@ -10,6 +10,9 @@ import * as sandbox from '../sandbox/sandbox.contract.ts';
 import * as health from '../health/health.contract.ts';
 import * as validation from '../validation/validation.contract.ts';
 import * as identity from '../identity/identity.contract.ts';
+import * as events from '../events/events.contract.ts';
+import * as webhooks from '../webhooks/webhooks.contract.ts';
+import * as clock from '../clock/clock.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -17,6 +20,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, identity].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, identity, events, webhooks, clock].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -1,9 +1,48 @@
 /**
  * The one source of business time. Everything that stamps or compares business deadlines asks
- * here, so the sandbox's per-company virtual clock can move it (see the events issue).
+ * here, so the sandbox's per-company virtual clock can move it.
+ *
+ * - `systemClock`: wall time, for anything not tied to a company (and what existing callers use).
+ * - `companyClock(em, companyId)`: the company's business time. In the sandbox a company can be
+ *   moved forward (`POST /v1/sandbox/clock/advance`): its time is wall time plus an offset kept in
+ *   `company_clocks` (services/clock), shared by every replica. Without a row it is wall time.
+ *
+ * Signature timestamps and leases are not business time: they stay on `systemClock`.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompanyClock } from '../clock/company-clock.entity.ts';
+
 export interface Clock {
   now(): Date;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock running `offsetSeconds` ahead of `base`. */
+export function offsetClock(offsetSeconds: number, base: Clock = systemClock): Clock {
+  if (!offsetSeconds) return base;
+  return { now: () => new Date(base.now().getTime() + offsetSeconds * 1000) };
+}
+
+/** Offset of a company's virtual clock in seconds (0 when it runs on wall time). */
+export async function clockOffsetOf(em: EntityManager, companyId: string | null | undefined): Promise<number> {
+  if (!companyId) return 0;
+  const row = await em.findOne(CompanyClock, { companyId }, { disableIdentityMap: true });
+  return row ? Number(row.offsetSeconds) : 0;
+}
+
+/** The business clock of a company (wall time for null, live companies and untouched sandboxes). */
+export async function companyClock(em: EntityManager, companyId: string | null | undefined): Promise<Clock> {
+  return offsetClock(await clockOffsetOf(em, companyId));
+}
+
+const UNIT_SECONDS = { h: 3_600, d: 86_400, w: 7 * 86_400, m: 30 * 86_400, y: 365 * 86_400 } as const;
+
+/** Compact durations of the sandbox clock: `1h`, `3d`, `2w`, `1m` (30 days), `1y` (365 days). */
+export const COMPACT_DURATION = /^([1-9]\d{0,3})([hdwmy])$/;
+
+export function parseCompactDuration(value: string): number | undefined {
+  const m = COMPACT_DURATION.exec(value);
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_SECONDS[m[2] as keyof typeof UNIT_SECONDS];
+}

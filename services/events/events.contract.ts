@@ -1,0 +1,93 @@
+/**
+ * events: the event catalogue and envelope (spec: Events), the outbox dispatcher and the event log
+ * (`GET /v1/events`, `POST /v1/events/ack`).
+ */
+import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
+
+const SERVICE = 'events';
+
+/** `apiVersion` of every envelope (a date string, spec: Versioning 5). */
+export const API_VERSION = '2026-11-22';
+
+/** Events delivered to webhooks (spec: Events catalogue). */
+export const WEBHOOK_EVENT_TYPES = [
+  'document.received', 'document.sent', 'document.delivered', 'document.failed', 'document.updated',
+  'lifecycle.updated', 'company.smp_registered', 'compliance.reported',
+] as const;
+/** Events that exist only in the event log and are never delivered to webhooks. */
+export const LOG_ONLY_EVENT_TYPES = ['company.imported', 'company.import.pending'] as const;
+export const EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...LOG_ONLY_EVENT_TYPES] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+/** Names a webhook may subscribe to: the catalogue, `*`, and `compliance.reported.failed` (only failed reports). */
+export const SUBSCRIBABLE_EVENTS = [...WEBHOOK_EVENT_TYPES, 'compliance.reported.failed', '*'] as const;
+
+export function isLogOnly(type: string): boolean {
+  return (LOG_ONLY_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** The envelope every delivery carries and every log record starts with. */
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  livemode: boolean;
+  createdAt: string;
+  apiVersion: string;
+  data: Record<string, unknown>;
+}
+
+export interface EventRecord extends EventEnvelope {
+  companyId: string | null;
+  acknowledged: boolean;
+  acknowledgedAt: string | null;
+}
+
+/** Broadcast by the outbox helper after a write commits: wakes the dispatchers at once. */
+export const OUTBOX_WRITTEN_EVENT = 'events.outbox.written';
+
+export const envelopeSchema = {
+  type: 'object',
+  required: ['id', 'type', 'livemode', 'createdAt', 'apiVersion', 'data'],
+  properties: {
+    id: { type: 'string', examples: ['evt_01JD7Z3V9Q1M2N3P4R5S6T7V8W'] },
+    type: { type: 'string', examples: ['document.sent'] },
+    livemode: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+    apiVersion: { type: 'string', examples: [API_VERSION] },
+    data: { type: 'object' },
+  },
+};
+const eventRecordSchema = {
+  ...envelopeSchema,
+  required: [...envelopeSchema.required, 'companyId', 'acknowledged', 'acknowledgedAt'],
+  properties: {
+    ...envelopeSchema.properties,
+    companyId: { type: ['string', 'null'] },
+    acknowledged: { type: 'boolean' },
+    acknowledgedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+
+export const listEvents = defineAction<{ type?: string; limit?: number; cursor?: string }, Page<EventRecord>>(SERVICE, 'listEvents', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS, type: { type: 'string', optional: true, min: 1, max: 64 } },
+  http: {
+    method: 'GET', path: '/v1/events', access: 'receive', tag: 'Events',
+    summary: 'The event log: every event (webhook events and log-only ones), newest first, acknowledged or not; filter by `type`',
+    response: pageSchema(eventRecordSchema),
+  },
+});
+
+export const ackEvents = defineAction<{ eventIds: string[] }, { acknowledged: number; eventIds: string[]; notFound: string[] }>(SERVICE, 'ackEvents', {
+  params: { ...STRICT_REMOVE, eventIds: { type: 'array', min: 1, max: 1000, items: { type: 'string', min: 1, max: 64 } } },
+  http: {
+    method: 'POST', path: '/v1/events/ack', access: 'receive', tag: 'Events',
+    summary: 'Acknowledge events in bulk; acknowledged events stay listable, marked as such',
+    response: {
+      type: 'object', required: ['acknowledged', 'eventIds', 'notFound'],
+      properties: { acknowledged: { type: 'integer' }, eventIds: { type: 'array', items: { type: 'string' } }, notFound: { type: 'array', items: { type: 'string' } } },
+    },
+  },
+});
+
+/** Runs the dispatcher until the outbox is empty (tests, operations); returns the events dispatched. */
+export const drainOutbox = defineAction<Record<string, never>, { dispatched: number }>(SERVICE, 'drainOutbox', { params: {} });

@@ -1,0 +1,279 @@
+/**
+ * webhooks: subscriptions and secrets, and the delivery worker. Pending attempts are due-time rows
+ * of the scheduler (kind `webhook.deliver`); this service handles them in batches: sends each
+ * attempt, then records the outcome and completes or reschedules the row in one transaction. After
+ * the 8th failed attempt of a delivery the webhook is paused; its events stay in the log for replay.
+ */
+import type { Context, Service, ServiceSchema } from 'moleculer';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { SchedulerMixin, WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
+import { implement } from '../shared/contract.ts';
+import { principalOf, type Principal } from '../shared/auth.ts';
+import { DomainError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { clockOffsetOf, offsetClock, systemClock } from '../shared/clock.ts';
+import { loadConfig } from '../shared/config.ts';
+import { readPageRequest, toPage } from '../shared/pagination.ts';
+import { completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../scheduler/scheduler.ts';
+import { Event } from '../events/event.entity.ts';
+import { API_VERSION, isLogOnly } from '../events/events.contract.ts';
+import { Company } from '../tenancy/company.entity.ts';
+import { Webhook } from './webhook.entity.ts';
+import { WebhookDelivery } from './delivery.entity.ts';
+import { generateWebhookSecret } from './signature.ts';
+import { privateTargetProblem, urlShapeProblem } from './url-policy.ts';
+import { attemptDelivery, type AttemptResult } from './http-delivery.ts';
+import { payloadFor, retryDelayAfter } from './fan-out.ts';
+import * as contract from './webhooks.contract.ts';
+import type { DeliveryView, WebhookView } from './webhooks.contract.ts';
+
+const DEFAULT_OVERLAP_SECONDS = 86_400;
+
+function webhookView(w: Webhook, secret?: string): WebhookView {
+  const overlapping = w.previousSecretExpiresAt && w.previousSecretExpiresAt > systemClock.now();
+  return {
+    id: w.id, url: w.url, events: [...w.events], description: w.description ?? null, status: w.status, failureCount: w.failureCount,
+    companyId: w.companyId ?? null, livemode: w.livemode, ...(secret ? { secret } : {}),
+    previousSecretExpiresAt: overlapping ? w.previousSecretExpiresAt!.toISOString() : null,
+    createdAt: w.createdAt.toISOString(), updatedAt: w.updatedAt.toISOString(),
+  };
+}
+
+function deliveryView(d: WebhookDelivery): DeliveryView {
+  return {
+    id: d.id, webhookId: d.webhook.id, eventId: d.eventId, eventType: d.eventType, status: d.status, attempts: d.attempts,
+    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null, lastStatusCode: d.lastStatusCode ?? null, lastLatencyMs: d.lastLatencyMs ?? null,
+    lastError: d.lastError ?? null, test: d.test, createdAt: d.createdAt.toISOString(), deliveredAt: d.deliveredAt?.toISOString() ?? null,
+    attemptLog: d.attemptLog,
+  };
+}
+
+/** The secrets that sign now: the current one, plus the previous one during a rotation overlap. */
+function signingSecrets(w: Webhook): string[] {
+  const previous = w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > systemClock.now() ? [w.previousSecret] : [];
+  return [w.secret, ...previous];
+}
+
+async function checkUrl(url: string, livemode: boolean): Promise<void> {
+  const problem = urlShapeProblem(url, livemode) ?? (livemode ? await privateTargetProblem(url) : undefined);
+  if (problem) throw new DomainError('INVALID_REQUEST', `url ${problem}`, { details: [{ field: 'url', rule: 'webhookTarget', message: `url ${problem}` }] });
+}
+
+async function findWebhook(ctx: Context, auth: Principal, id: string): Promise<Webhook> {
+  const where: Record<string, unknown> = { id, organization: auth.organizationId, livemode: auth.livemode };
+  if (auth.companyId) where.companyId = auth.companyId;
+  const hook = await emOf(ctx).findOne(Webhook, where);
+  if (!hook) throw new DomainError('RESOURCE_NOT_FOUND', `Webhook '${id}' was not found`);
+  return hook;
+}
+
+function recordAttempt(d: WebhookDelivery, attempt: number, r: AttemptResult): void {
+  d.attempts = attempt;
+  d.attemptLog = [...d.attemptLog, { attempt, at: r.at.toISOString(), statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error }];
+  d.lastStatusCode = r.statusCode;
+  d.lastLatencyMs = r.latencyMs;
+  d.lastError = r.error;
+}
+
+type WebhooksThis = Service & { deliverDue(jobs: ClaimedJob[], em: EntityManager): Promise<void> };
+
+/** Sends the due attempts of a batch and records every outcome in one transaction. */
+async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
+  const timeoutMs = loadConfig().events.webhookTimeoutMs;
+  const deliveries = new Map((await em.find(WebhookDelivery, { id: { $in: jobs.map((j) => j.ref) } }, { populate: ['webhook'] })).map((d) => [d.id, d]));
+  const outcomes = await Promise.all(jobs.map(async (job) => {
+    const d = deliveries.get(job.ref);
+    if (!d || d.status !== 'pending') return { job, d: undefined };
+    const hook = d.webhook.getEntity();
+    if (hook.status !== 'active') return { job, d, cancelled: true };
+    const attempt = d.attempts + 1;
+    const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
+      { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt }, timeoutMs);
+    return { job, d, hook, attempt, result };
+  }));
+  const offsets = new Map<string, number>();
+  for (const companyId of new Set(outcomes.map((o) => o.d?.companyId).filter((c): c is string => !!c))) offsets.set(companyId, await clockOffsetOf(em, companyId));
+
+  const done: string[] = [];
+  const failuresByHook = new Map<string, number>();
+  const successes = new Set<string>();
+  const exhausted = new Set<string>();
+  const reschedules: Array<[string, Date]> = [];
+  for (const o of outcomes) {
+    if (!o.d) { done.push(o.job.id); continue; }
+    if ('cancelled' in o) { o.d.status = 'cancelled'; o.d.nextAttemptAt = null; done.push(o.job.id); continue; }
+    const { d, hook, attempt, result } = o as Required<typeof o>;
+    recordAttempt(d, attempt, result);
+    if (result.ok) {
+      d.status = 'succeeded';
+      d.deliveredAt = result.at;
+      d.nextAttemptAt = null;
+      successes.add(hook.id);
+      done.push(o.job.id);
+      continue;
+    }
+    failuresByHook.set(hook.id, (failuresByHook.get(hook.id) ?? 0) + 1);
+    const delay = retryDelayAfter(attempt);
+    if (delay === null) {
+      d.status = 'failed';
+      d.nextAttemptAt = null;
+      exhausted.add(hook.id);
+      done.push(o.job.id);
+    } else {
+      // The retry is due in the company's business time, so the sandbox clock can bring it forward.
+      d.nextAttemptAt = new Date(offsetClock(offsets.get(d.companyId ?? '') ?? 0).now().getTime() + delay * 1000);
+      reschedules.push([o.job.id, d.nextAttemptAt]);
+    }
+  }
+  await em.begin();
+  try {
+    await em.flush();
+    await completeJobs(em, done);
+    for (const [id, dueAt] of reschedules) await rescheduleJob(em, id, dueAt);
+    for (const id of successes) await em.execute(`update webhooks set failure_count = 0 where id = ?`, [id], 'run');
+    for (const [id, n] of failuresByHook) if (!successes.has(id)) await em.execute(`update webhooks set failure_count = failure_count + ? where id = ?`, [n, id], 'run');
+    for (const id of exhausted) await em.execute(`update webhooks set status = 'paused', updated_at = ? where id = ? and status = 'active'`, [systemClock.now(), id], 'run');
+    await em.commit();
+  } catch (err) {
+    await em.rollback();
+    throw err;
+  }
+  for (const id of exhausted) this.logger.warn(`webhook ${id} paused: a delivery failed all its attempts`);
+}
+
+const WebhooksService: ServiceSchema = {
+  name: 'webhooks',
+  mixins: [OrmMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, handle: deliverDue } })],
+
+  actions: {
+    createWebhook: implement(contract.createWebhook, async (ctx) => {
+      const auth = principalOf(ctx);
+      await checkUrl(ctx.params.url, auth.livemode);
+      const secret = generateWebhookSecret();
+      const em = emOf(ctx);
+      const hook = em.create(Webhook, {
+        id: newId('webhook'), organization: auth.organizationId, companyId: auth.companyId ?? null, url: ctx.params.url,
+        events: ctx.params.events, description: ctx.params.description ?? null, status: 'active', failureCount: 0,
+        livemode: auth.livemode, secret, previousSecret: null, previousSecretExpiresAt: null,
+      });
+      await em.flush();
+      return webhookView(hook, secret);
+    }),
+
+    listWebhooks: implement(contract.listWebhooks, async (ctx) => {
+      const auth = principalOf(ctx);
+      const page = readPageRequest(ctx.params);
+      const where: Record<string, unknown> = { organization: auth.organizationId, livemode: auth.livemode };
+      if (auth.companyId) where.companyId = auth.companyId;
+      if (page.after) where.id = { $lt: page.after };
+      const rows = await emOf(ctx).find(Webhook, where, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
+      return toPage(rows, page, (r) => r.id, (r) => webhookView(r));
+    }),
+
+    getWebhook: implement(contract.getWebhook, async (ctx) => webhookView(await findWebhook(ctx, principalOf(ctx), ctx.params.id))),
+
+    updateWebhook: implement(contract.updateWebhook, async (ctx) => {
+      const auth = principalOf(ctx);
+      const hook = await findWebhook(ctx, auth, ctx.params.id);
+      if (ctx.params.url !== undefined) {
+        await checkUrl(ctx.params.url, auth.livemode);
+        hook.url = ctx.params.url;
+      }
+      if (ctx.params.events !== undefined) hook.events = ctx.params.events;
+      if (ctx.params.description !== undefined) hook.description = ctx.params.description;
+      if (ctx.params.status !== undefined && ctx.params.status !== hook.status) {
+        hook.status = ctx.params.status;
+        if (hook.status === 'active') hook.failureCount = 0;
+      }
+      await emOf(ctx).flush();
+      return webhookView(hook);
+    }),
+
+    deleteWebhook: implement(contract.deleteWebhook, async (ctx) => {
+      const auth = principalOf(ctx);
+      const hook = await findWebhook(ctx, auth, ctx.params.id);
+      const em = emOf(ctx);
+      await em.transactional(async (tx) => {
+        await tx.execute(`delete from scheduled_jobs where kind = ? and ref in (select id from webhook_deliveries where webhook_id = ?)`, [contract.DELIVER_JOB, hook.id], 'run');
+        await tx.execute(`delete from webhooks where id = ?`, [hook.id], 'run');
+      });
+      return { id: hook.id, deleted: true as const };
+    }),
+
+    rotateWebhookSecret: implement(contract.rotateWebhookSecret, async (ctx) => {
+      const auth = principalOf(ctx);
+      const hook = await findWebhook(ctx, auth, ctx.params.id);
+      const overlap = ctx.params.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
+      const secret = generateWebhookSecret();
+      hook.previousSecret = overlap > 0 ? hook.secret : null;
+      hook.previousSecretExpiresAt = overlap > 0 ? new Date(systemClock.now().getTime() + overlap * 1000) : null;
+      hook.secret = secret;
+      await emOf(ctx).flush();
+      return webhookView(hook, secret);
+    }),
+
+    listDeliveries: implement(contract.listDeliveries, async (ctx) => {
+      const auth = principalOf(ctx);
+      const hook = await findWebhook(ctx, auth, ctx.params.id);
+      const page = readPageRequest(ctx.params);
+      const where: Record<string, unknown> = { webhook: hook.id };
+      if (ctx.params.status) where.status = ctx.params.status;
+      if (ctx.params.eventId) where.eventId = ctx.params.eventId;
+      if (page.after) where.id = { $lt: page.after };
+      const rows = await emOf(ctx).find(WebhookDelivery, where, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
+      return toPage(rows, page, (r) => r.id, deliveryView);
+    }),
+
+    sendTestEvent: implement(contract.sendTestEvent, async (ctx) => {
+      const auth = principalOf(ctx);
+      const hook = await findWebhook(ctx, auth, ctx.params.id);
+      if (hook.status === 'disabled') throw new DomainError('INVALID_TRANSITION', 'This webhook is disabled; set it active or paused to test it', { extra: { allowedTransitions: ['active', 'paused'] } });
+      const em = emOf(ctx);
+      const clock = offsetClock(await clockOffsetOf(em, hook.companyId));
+      const envelope = {
+        id: newId('event'), type: 'webhook.test', livemode: hook.livemode, createdAt: clock.now().toISOString(), apiVersion: API_VERSION,
+        data: { webhookId: hook.id, message: 'A test event sent on request; it is not in the event log.' },
+      };
+      const d = em.create(WebhookDelivery, {
+        id: newId('delivery'), webhook: hook, organizationId: auth.organizationId, companyId: hook.companyId ?? null, eventId: envelope.id,
+        eventType: envelope.type, payload: JSON.stringify(envelope), status: 'pending', attempts: 0, attemptLog: [], test: true,
+        nextAttemptAt: null, lastStatusCode: null, lastLatencyMs: null, lastError: null, deliveredAt: null,
+      });
+      const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
+        { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt: 1 }, loadConfig().events.webhookTimeoutMs);
+      recordAttempt(d, 1, result);
+      d.status = result.ok ? 'succeeded' : 'failed';
+      d.deliveredAt = result.ok ? result.at : null;
+      await em.flush();
+      return deliveryView(d);
+    }),
+
+    replayEvent: implement(contract.replayEvent, async function (this: WebhooksThis, ctx) {
+      const auth = principalOf(ctx);
+      const hook = await findWebhook(ctx, auth, ctx.params.id);
+      if (hook.status !== 'active') {
+        throw new DomainError('INVALID_TRANSITION', `This webhook is ${hook.status}; set it active (PATCH status=active) before replaying`, { extra: { allowedTransitions: ['active'] } });
+      }
+      const em = emOf(ctx);
+      const event = await em.findOne(Event, { id: ctx.params.eventId, organization: auth.organizationId, livemode: hook.livemode, ...(hook.companyId ? { companyId: hook.companyId } : {}) });
+      if (!event) throw new DomainError('RESOURCE_NOT_FOUND', `Event '${ctx.params.eventId}' was not found`);
+      if (isLogOnly(event.type)) throw new DomainError('INVALID_REQUEST', `'${event.type}' events exist only in the event log and are never delivered to webhooks`, { details: [{ field: 'eventId', rule: 'logOnly', message: 'Log-only event type' }] });
+      const tenant = !hook.companyId && event.companyId ? await em.findOne(Company, event.companyId) : null;
+      const envelope = { id: event.id, type: event.type, livemode: event.livemode, createdAt: event.createdAt.toISOString(), apiVersion: event.apiVersion, data: event.data };
+      const payload = payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant ? { id: tenant.id, metadata: tenant.metadata ?? null } : undefined);
+      const dueAt = offsetClock(await clockOffsetOf(em, event.companyId)).now();
+      const d = em.create(WebhookDelivery, {
+        id: newId('delivery'), webhook: hook, organizationId: auth.organizationId, companyId: event.companyId ?? null, eventId: event.id,
+        eventType: event.type, payload: JSON.stringify(payload), status: 'pending', attempts: 0, attemptLog: [], test: false,
+        nextAttemptAt: dueAt, lastStatusCode: null, lastLatencyMs: null, lastError: null, deliveredAt: null,
+      });
+      scheduleJobs(em, [{ kind: contract.DELIVER_JOB, ref: d.id, companyId: event.companyId ?? null, dueAt }]);
+      await em.flush();
+      void this.broker.broadcast(WAKE_EVENT, { kind: contract.DELIVER_JOB });
+      return deliveryView(d);
+    }),
+  },
+};
+
+export default WebhooksService;
