@@ -8,6 +8,9 @@ import TenancyService from './tenancy/tenancy.service.ts';
 import SandboxService from './sandbox/sandbox.service.ts';
 import HealthService from './health/health.service.ts';
 import ValidationService from './validation/validation.service.ts';
+import RequestsService from './requests/requests.service.ts';
+import IdempotencyService from './idempotency/idempotency.service.ts';
+import LimitsService from './limits/limits.service.ts';
 import IdentityService from './identity/identity.service.ts';
 import EventsService from './events/events.service.ts';
 import WebhooksService from './webhooks/webhooks.service.ts';
@@ -28,6 +31,9 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   // Health reads the database when one is attached to its process, to report it in readiness.
   health: { schema: HealthService, database: true },
   validation: { schema: ValidationService, database: false },
+  requests: { schema: RequestsService, database: true },
+  idempotency: { schema: IdempotencyService, database: true },
+  limits: { schema: LimitsService, database: true },
   // Built-in OAuth issuer (integrations, signing keys, JWKS) and JWT → principal resolution.
   identity: { schema: IdentityService, database: true },
   // Outbox dispatcher and event log; webhook subscriptions and the delivery worker; sandbox clocks.

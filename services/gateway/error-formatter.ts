@@ -127,10 +127,11 @@ function translate(err: unknown): Translated {
   return { code: 'INTERNAL_ERROR', message: 'An internal error occurred; retry with backoff and report the requestId', details: [], extra: {}, internal: true };
 }
 
-export function formatError(err: unknown, requestId: string, docsUrl: string): HttpError {
+/** `extraHeaders`: headers every response of the request carries (e.g. the rate-limit headers). */
+export function formatError(err: unknown, requestId: string, docsUrl: string, extraHeaders: Record<string, string> = {}): HttpError {
   const t = translate(err);
   const { status, type } = ERROR_TABLE[t.code];
-  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId };
+  const headers: Record<string, string> = { ...extraHeaders, 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId };
   if (t.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(t.retryAfter)));
   return {
     status,

@@ -21,6 +21,8 @@ import { compileChecker, requestParams, type ParamsChecker } from './request-val
 import { buildOpenApi } from './openapi.ts';
 import { HTTP_CONTRACTS } from './routes.ts';
 import { IpLimiter } from './ip-limiter.ts';
+import { GatewayGuarantees, type GuardedRequest } from './guarantees.ts';
+import { exhaustRateLimit } from './rate-limit.contract.ts';
 import { openapi, errorCatalogue } from './gateway.contract.ts';
 import { implement } from '../shared/contract.ts';
 
@@ -32,6 +34,10 @@ type Req = IncomingMessage & {
   body?: unknown;
   query?: Record<string, unknown>;
   $rawBody?: Buffer;
+  /** performance.now() at arrival (request-log durations). */
+  $t0?: number;
+  /** Rate-limit headers of this request, for every answer it gets. */
+  $limitHeaders?: Record<string, string>;
 };
 
 interface GatewayAlias {
@@ -74,6 +80,8 @@ interface GatewayVars {
   openapiDocument: Record<string, unknown>;
   /** Per gateway instance: the public, per-IP limit of sandbox bootstrap. */
   ipLimiter: IpLimiter;
+  /** Rate limits, quotas, idempotency and the request log (services/gateway/guarantees.ts). */
+  guarantees: GatewayGuarantees;
 }
 
 /** What moleculer-web's mixin provides that we call. */
@@ -104,6 +112,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         authorization: true,
         use: [
           function readRequest(req: Req, res: ServerResponse, next: (err?: unknown) => void) {
+            req.$t0 = performance.now();
             requestIdOf(req, res);
             const method = req.method ?? 'GET';
             if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS') return next();
@@ -122,19 +131,24 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           const meta = ctx.meta as RequestMeta & { $statusCode?: number };
           meta.requestId = req.$requestId;
           meta.clientIp = clientIp(req);
+          (this as unknown as GatewayVars).guarantees.onCall(req as unknown as GuardedRequest);
           const status = req.$alias?.binding.status;
           if (status) meta.$statusCode = status;
         },
         onAfterCall(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, data: unknown) {
+          (this as unknown as GatewayVars).guarantees.afterCall(req as unknown as GuardedRequest);
           const location = req.$alias?.binding.location;
           if (location) (ctx.meta as { $location?: string }).$location = location(data as never);
           return data;
         },
       },
     ],
-    onError(this: { logger: Context['broker']['logger'] }, req: Req, res: ServerResponse, err: unknown) {
+    onError(this: { logger: Context['broker']['logger']; guarantees: GatewayGuarantees }, req: Req, res: ServerResponse, err: unknown) {
       const requestId = requestIdOf(req, res);
-      const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId) : formatError(err, requestId, config.docsUrl);
+      // An Idempotency-Key seen before: the stored response, not an error.
+      if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) return;
+      const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId) : formatError(err, requestId, config.docsUrl, req.$limitHeaders);
+      this.guarantees.noteError(req as unknown as GuardedRequest, out.body);
       if (out.internal) this.logger.error(`[${requestId}] ${req.method} ${req.url}:`, err);
       if (res.headersSent) return res.end();
       res.writeHead(out.status, out.headers);
@@ -147,11 +161,19 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       return this.openapiDocument;
     }),
     errorCatalogue: implement(errorCatalogue, async () => ERROR_TABLE),
+    exhaustRateLimit: implement(exhaustRateLimit, async function (this: GatewayVars, ctx) {
+      return this.guarantees.exhaust(ctx);
+    }),
   },
 
   created() {
     this.openapiDocument = buildOpenApi((this.settings.httpContracts as readonly ActionContract<unknown, unknown>[] | undefined) ?? HTTP_CONTRACTS, config.publicUrl);
     this.ipLimiter = new IpLimiter(config.bootstrapPerIpPerHour, 3_600_000);
+    this.guarantees = new GatewayGuarantees(this.broker, config);
+  },
+
+  async stopped() {
+    await this.guarantees.stop();
   },
 
   methods: {
@@ -183,6 +205,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     async authorize(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, alias: GatewayAlias) {
       const { binding } = alias;
       const auth = (ctx.meta as RequestMeta).auth;
+      await this.guarantees.beforeAuthorize(ctx, req as unknown as GuardedRequest, _res, alias.action);
       if (binding.access === 'public') {
         if (binding.perIpLimit) {
           const wait = this.ipLimiter.hit(clientIp(req), Date.now());
@@ -204,6 +227,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       const params = requestParams(alias.method, req.query ?? {}, req.body, pathParams);
       alias.check(params);
       req.$params = params;
+      await this.guarantees.afterValidation(ctx, req as unknown as GuardedRequest, _res, binding);
     },
   },
 };

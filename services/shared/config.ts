@@ -16,6 +16,23 @@ function str(name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+type PlanName = 'free' | 'starter' | 'pro' | 'platform' | 'white_label';
+const PLAN_NAMES: readonly string[] = ['free', 'starter', 'pro', 'platform', 'white_label'];
+
+/** `EINV_RATE_LIMITS=free=600,pro=1000`: per-minute limits that replace the spec's plan defaults. */
+function planOverrides(name: string): Partial<Record<PlanName, number>> {
+  const out: Partial<Record<PlanName, number>> = {};
+  for (const part of (str(name) ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [plan, value] = part.split('=').map((s) => s.trim());
+    const n = Number(value);
+    if (!plan || !PLAN_NAMES.includes(plan) || !Number.isInteger(n) || n <= 0) {
+      throw new Error(`${name}: "${part}" is not <plan>=<requests per minute> (plans: ${PLAN_NAMES.join(', ')})`);
+    }
+    out[plan as PlanName] = n;
+  }
+  return out;
+}
+
 export interface AppConfig {
   port: number;
   host: string;
@@ -40,6 +57,16 @@ export interface AppConfig {
   bootstrapPerIpPerHour: number;
   /** Lifetime of a bootstrap sandbox key, in days. */
   sandboxKeyDays: number;
+  /** Per-minute rate limits replacing the plan defaults (EINV_RATE_LIMITS). */
+  rateLimitOverrides: Partial<Record<PlanName, number>>;
+  /** The request log also keeps successful reads (EINV_REQUEST_LOG_READS=true). */
+  requestLogReads: boolean;
+  /** Request-log entries a gateway holds in memory at most; past it new entries are dropped and counted. */
+  requestLogBufferSize: number;
+  /** Request-log entries per insert. */
+  requestLogBatchSize: number;
+  /** A partial request-log batch waits at most this long, in ms. */
+  requestLogFlushMs: number;
   /** JWT verification: an external identity provider (optional) and our built-in issuer. */
   jwt: JwtConfig;
 }
@@ -102,6 +129,11 @@ export function loadConfig(): AppConfig {
     maxBodyBytes: int('EINV_MAX_BODY_BYTES', 25 * 1024 * 1024),
     bootstrapPerIpPerHour: int('EINV_BOOTSTRAP_PER_IP_PER_HOUR', 10),
     sandboxKeyDays: int('EINV_SANDBOX_KEY_DAYS', 30),
+    rateLimitOverrides: planOverrides('EINV_RATE_LIMITS'),
+    requestLogReads: str('EINV_REQUEST_LOG_READS') === 'true',
+    requestLogBufferSize: int('EINV_REQUEST_LOG_BUFFER', 20_000),
+    requestLogBatchSize: int('EINV_REQUEST_LOG_BATCH', 500),
+    requestLogFlushMs: int('EINV_REQUEST_LOG_FLUSH_MS', 200),
     jwt: {
       jwksUrl: str('EINV_JWT_JWKS_URL'),
       issuer: str('EINV_JWT_ISSUER'),

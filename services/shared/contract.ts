@@ -56,6 +56,10 @@ export interface HttpBinding {
   /** For 201 answers: the `Location` of what was created, from the result. */
   location?: (result: never) => string;
   response: JsonSchema;
+  /** The operation sends documents: each call counts against the organization's monthly document quota (429 QUOTA_EXCEEDED; none in sandbox). */
+  consumesDocumentQuota?: boolean;
+  /** A POST without Idempotency-Key gets a key derived from its payload (the spec's rule for sends). */
+  idempotencyKeyFromPayload?: boolean;
   /**
    * The operation is being retired: its responses carry `Deprecation: true`, `Sunset` and
    * `Link: <link>; rel="deprecation"`, and the OpenAPI document flags it `deprecated: true`.

@@ -1,0 +1,228 @@
+/**
+ * What the gateway guarantees around every authenticated call, kept out of gateway.service.ts:
+ * per-credential rate limits (headers on every response), the monthly document quota hook,
+ * Idempotency-Key (claim, capture, replay) and the request log capture.
+ *
+ * gateway.service.ts calls: `beforeAuthorize` once the caller is known, `afterValidation` once
+ * the params are valid, `onCall`/`afterCall` around the action, `noteError` and `replay` from
+ * its error handler, `exhaust` for the sandbox control, `stop` when the gateway stops.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, ServiceBroker } from 'moleculer';
+import { call } from '../shared/call.ts';
+import { DomainError } from '../shared/errors.ts';
+import type { AppConfig } from '../shared/config.ts';
+import type { Principal, RequestMeta } from '../shared/auth.ts';
+import type { HttpBinding } from '../shared/contract.ts';
+import type { Plan } from '../tenancy/organization.entity.ts';
+import { organizationPlan, consumeDocumentQuota, planRateLimits, type OrganizationPlan } from '../limits/limits.contract.ts';
+import { claim, complete, release } from '../idempotency/idempotency.contract.ts';
+import { idempotencyScope } from '../idempotency/idempotency-scope.ts';
+import { ingest, type RequestLogInput } from '../requests/requests.contract.ts';
+import type { UpstreamCall, ValidationDiffEntry } from '../requests/request-log-entry.entity.ts';
+import { createRateLimitStore, rateLimitHeaders, retryAfterSeconds, type RateLimitStore } from './rate-limit.ts';
+import { RequestLogBuffer } from './request-log.ts';
+import { idempotencyKeyOf, requestHash, derivedIdempotencyKey, IdempotentReplay, writeReplay, captureResponse } from './idempotency.ts';
+import type { ExhaustResult } from './rate-limit.contract.ts';
+
+/** What the gateway keeps on a request while it is handled. */
+export interface GuardedRequest extends IncomingMessage {
+  $params: Record<string, unknown>;
+  body?: unknown;
+  $rawBody?: Buffer;
+  /** performance.now() when the request arrived. */
+  $t0?: number;
+  /** Rate headers, sent on every response (success through res, errors through the formatter). */
+  $limitHeaders?: Record<string, string>;
+  $guard?: {
+    auth: Principal;
+    action: string;
+    idempotencyKey?: string;
+    replayed?: boolean;
+    calls: UpstreamCall[];
+    callStartedAt?: number;
+    errorCode?: string;
+    validation?: ValidationDiffEntry[];
+  };
+}
+
+/** Plans change rarely; a gateway re-reads an organization's plan at most this often. */
+const PLAN_TTL_MS = 30_000;
+/** A claim outlives the slowest request the broker waits for. */
+const CLAIM_LOCK_MS = 120_000;
+
+const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class GatewayGuarantees {
+  readonly limiter: RateLimitStore;
+  readonly log: RequestLogBuffer;
+  private readonly broker: ServiceBroker;
+  private readonly limits: Record<Plan, number>;
+  private readonly logReads: boolean;
+  private readonly plans = new Map<string, { at: number; plan: Promise<OrganizationPlan> }>();
+
+  constructor(broker: ServiceBroker, config: AppConfig) {
+    this.broker = broker;
+    this.limits = planRateLimits(config.rateLimitOverrides);
+    this.logReads = config.requestLogReads;
+    this.limiter = createRateLimitStore(config.redisUrl);
+    this.log = new RequestLogBuffer(async (entries) => { await call(broker, ingest, { entries }); }, {
+      capacity: config.requestLogBufferSize, batchSize: config.requestLogBatchSize, flushIntervalMs: config.requestLogFlushMs,
+    });
+  }
+
+  private planOf(ctx: Context, organizationId: string): Promise<OrganizationPlan> {
+    const cached = this.plans.get(organizationId);
+    const now = Date.now();
+    if (cached && now - cached.at < PLAN_TTL_MS) return cached.plan;
+    const plan = call(ctx, organizationPlan, { organizationId });
+    this.plans.set(organizationId, { at: now, plan });
+    plan.catch(() => this.plans.delete(organizationId));
+    return plan;
+  }
+
+  /** The caller is known: count the request against its window, and arrange its log entry. */
+  async beforeAuthorize(ctx: Context, req: GuardedRequest, res: ServerResponse, action: string): Promise<void> {
+    const auth = (ctx.meta as RequestMeta).auth;
+    if (!auth) return;
+    req.$guard = { auth, action, calls: [] };
+    res.once('finish', () => this.capture(req, res));
+    let plan: Plan;
+    try {
+      plan = (await this.planOf(ctx, auth.organizationId)).plan;
+    } catch (err) {
+      // No limits service reachable: the strictest plan applies rather than none.
+      this.broker.logger.warn('organization plan unavailable, free-plan limit applied:', err);
+      plan = 'free';
+    }
+    let decision;
+    try {
+      decision = await this.limiter.hit(idempotencyScope(auth), auth.organizationId, this.limits[plan]);
+    } catch (err) {
+      // The limiter's store is down: serve rather than refuse everyone (fail open), loudly.
+      this.broker.logger.warn('rate limiter unavailable, request not counted:', err);
+      return;
+    }
+    const headers = rateLimitHeaders(decision);
+    req.$limitHeaders = headers;
+    if (!res.headersSent) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (!decision.allowed) {
+      const wait = retryAfterSeconds(decision);
+      throw new DomainError('RATE_LIMITED', decision.forcedMs > 0
+        ? `Rate limit forced by the sandbox for this organization; retry in ${wait} s`
+        : `Rate limit of ${decision.limit} requests per minute exceeded for this credential; retry in ${wait} s`, { retryAfter: wait });
+    }
+  }
+
+  /** Valid params: claim the Idempotency-Key (or replay), then count a document against the quota. */
+  async afterValidation(ctx: Context, req: GuardedRequest, res: ServerResponse, binding: HttpBinding): Promise<void> {
+    const guard = req.$guard;
+    if (!guard) return;
+    const method = req.method ?? 'GET';
+    if (method === 'POST') {
+      const path = (req.url ?? '').split('?')[0]!;
+      const key = idempotencyKeyOf(req) ?? (binding.idempotencyKeyFromPayload ? derivedIdempotencyKey(path, req.body, req.$rawBody) : undefined);
+      if (key) await this.claimKey(ctx, req, res, key, method, path);
+    }
+    if (binding.consumesDocumentQuota) await call(ctx, consumeDocumentQuota, { organizationId: guard.auth.organizationId });
+  }
+
+  private async claimKey(ctx: Context, req: GuardedRequest, res: ServerResponse, key: string, method: string, path: string): Promise<void> {
+    const guard = req.$guard!;
+    guard.idempotencyKey = key;
+    const scope = idempotencyScope(guard.auth);
+    const result = await call(ctx, claim, {
+      scope, key, organizationId: guard.auth.organizationId, method, path, requestHash: requestHash(method, path, req.body, req.$rawBody), lockMs: CLAIM_LOCK_MS,
+    });
+    if (result.outcome === 'mismatch') {
+      throw new DomainError('IDEMPOTENCY_BODY_MISMATCH', 'This Idempotency-Key was already used with a different request body; use a new key for a different request');
+    }
+    if (result.outcome === 'in_progress') {
+      throw new DomainError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly', { retryAfter: 1 });
+    }
+    if (result.outcome === 'replay') {
+      guard.replayed = true;
+      throw new IdempotentReplay(result.response);
+    }
+    // Claimed: store the response before the client sees it. Server faults and throttling are
+    // not stored: the key is released so that a retry runs again.
+    captureResponse(res, async (response) => {
+      try {
+        if (response.status >= 500 || response.status === 429) await call(this.broker, release, { scope, key });
+        else await call(this.broker, complete, { scope, key, response });
+      } catch (err) {
+        this.broker.logger.warn(`idempotency: could not store the response of ${key}:`, err);
+      }
+    });
+  }
+
+  onCall(req: GuardedRequest): void {
+    if (req.$guard) req.$guard.callStartedAt = performance.now();
+  }
+
+  afterCall(req: GuardedRequest, errorCode?: string): void {
+    const guard = req.$guard;
+    if (!guard || guard.callStartedAt === undefined) return;
+    guard.calls.push({ action: guard.action, durationMs: +(performance.now() - guard.callStartedAt).toFixed(3), ...(errorCode ? { errorCode } : {}) });
+    guard.callStartedAt = undefined;
+  }
+
+  /** From the error handler: the code and field details of the answer, for the log (validation diff of 400s). */
+  noteError(req: GuardedRequest, body: unknown): void {
+    const guard = req.$guard;
+    if (!guard) return;
+    const error = (body as { error?: unknown } | undefined)?.error;
+    const envelope = error && typeof error === 'object' ? (error as { code?: unknown; details?: unknown }) : undefined;
+    const code = typeof envelope?.code === 'string' ? envelope.code : typeof error === 'string' ? error : 'UNKNOWN';
+    if (guard.callStartedAt !== undefined) this.afterCall(req, code);
+    guard.errorCode = code;
+    if (Array.isArray(envelope?.details) && envelope.details.length) guard.validation = envelope.details as ValidationDiffEntry[];
+  }
+
+  /** From the error handler: answers a replay; false when `err` is not one. */
+  replay(err: unknown, res: ServerResponse, headers: Record<string, string>): boolean {
+    if (!(err instanceof IdempotentReplay)) return false;
+    writeReplay(res, err.response, headers);
+    return true;
+  }
+
+  async exhaust(ctx: Context<{ durationSeconds?: number }>): Promise<ExhaustResult> {
+    const auth = (ctx.meta as RequestMeta).auth!;
+    const durationSeconds = ctx.params.durationSeconds ?? 60;
+    await this.limiter.exhaust(auth.organizationId, durationSeconds);
+    return { organizationId: auth.organizationId, durationSeconds, exhaustedUntil: new Date(Date.now() + durationSeconds * 1000).toISOString() };
+  }
+
+  private capture(req: GuardedRequest, res: ServerResponse): void {
+    const guard = req.$guard;
+    if (!guard) return;
+    const method = req.method ?? 'GET';
+    const status = res.statusCode;
+    if (!MUTATIONS.has(method) && status < 400 && !this.logReads) return;
+    const now = performance.now();
+    const durationMs = +(now - (req.$t0 ?? now)).toFixed(3);
+    const entry: RequestLogInput = {
+      id: (req as { $requestId?: string }).$requestId ?? '',
+      organizationId: guard.auth.organizationId,
+      method,
+      path: (req.url ?? '').split('?')[0]!,
+      status,
+      errorCode: status >= 400 ? guard.errorCode ?? null : null,
+      apiKeyId: guard.auth.apiKeyId,
+      userId: guard.auth.userId,
+      action: guard.action,
+      durationMs,
+      upstreamCalls: guard.calls.length ? guard.calls : null,
+      validation: status === 400 && guard.validation ? guard.validation : null,
+      idempotencyKey: guard.idempotencyKey ?? null,
+      replayed: guard.replayed ?? false,
+      createdAt: new Date(Date.now() - durationMs).toISOString(),
+    };
+    if (entry.id) this.log.push(entry);
+  }
+
+  async stop(): Promise<void> {
+    await this.log.stop();
+    await this.limiter.close();
+  }
+}

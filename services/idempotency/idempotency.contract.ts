@@ -1,0 +1,73 @@
+/**
+ * idempotency: the durable store behind `Idempotency-Key` (PostgreSQL). The gateway claims a key
+ * before running a POST, stores the response when it is done, and replays it for 24 hours.
+ */
+import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+
+/** How long a stored response is replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+export interface ClaimParams {
+  /** The calling credential: API key id, or user / machine id. Keys never cross credentials. */
+  scope: string;
+  key: string;
+  organizationId: string;
+  method: string;
+  path: string;
+  /** SHA-256 (hex) of method, path and body. */
+  requestHash: string;
+  /** How long this claim holds before it counts as abandoned (its gateway died mid-request). */
+  lockMs: number;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The response body, base64: replayed byte for byte. */
+  body: string;
+}
+
+export type ClaimResult =
+  | { outcome: 'claimed' }
+  | { outcome: 'in_progress' }
+  | { outcome: 'mismatch' }
+  | { outcome: 'replay'; response: StoredResponse };
+
+const SCOPE_KEY = {
+  scope: { type: 'string', min: 1, max: 255 },
+  key: { type: 'string', min: 1, max: MAX_IDEMPOTENCY_KEY_LENGTH },
+} as const;
+
+export const claim = defineAction<ClaimParams, ClaimResult>('idempotency', 'claim', {
+  params: {
+    ...SCOPE_KEY,
+    organizationId: { type: 'string', min: 1, max: 255 },
+    method: { type: 'string', min: 1, max: 8 },
+    path: { type: 'string', min: 1, max: 2048 },
+    requestHash: { type: 'string', length: 64 },
+    lockMs: { type: 'number', integer: true, min: 1 },
+  },
+});
+
+export const complete = defineAction<{ scope: string; key: string; response: StoredResponse }, { stored: boolean }>('idempotency', 'complete', {
+  params: {
+    ...SCOPE_KEY,
+    response: { type: 'object', props: { status: { type: 'number', integer: true }, headers: { type: 'record', key: { type: 'string' }, value: { type: 'string' } }, body: { type: 'string' } } },
+  },
+});
+
+export const release = defineAction<{ scope: string; key: string }, { released: boolean }>('idempotency', 'release', { params: SCOPE_KEY });
+
+export interface FlushResult {
+  flushed: number;
+}
+
+export const flush = defineAction<Record<string, never>, FlushResult>('idempotency', 'flush', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'POST', path: '/v1/sandbox/idempotency/flush', access: 'authenticated', testModeOnly: true, tag: 'Sandbox',
+    summary: 'Drop the 24-hour Idempotency-Key cache of the calling key (test keys only)',
+    response: { type: 'object', required: ['flushed'], properties: { flushed: { type: 'integer', description: 'Stored keys dropped' } } },
+  },
+});

@@ -1,0 +1,61 @@
+import type { ServiceSchema } from 'moleculer';
+import { implement } from '../shared/contract.ts';
+import { DomainError, notFound } from '../shared/errors.ts';
+import { systemClock } from '../shared/clock.ts';
+import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { Organization } from '../tenancy/organization.entity.ts';
+import { organizationPlan, consumeDocumentQuota, documentQuota, PLAN_DOCUMENT_QUOTAS, type OrganizationPlan } from './limits.contract.ts';
+import { quotaPeriod, secondsToNextPeriod } from './quota-period.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+async function planOf(em: EntityManager, organizationId: string): Promise<OrganizationPlan> {
+  const org = await em.findOne(Organization, organizationId, { fields: ['id', 'plan', 'sandbox'] });
+  if (!org) throw notFound('Organization', organizationId);
+  return { organizationId: org.id, plan: org.plan, sandbox: org.sandbox };
+}
+
+const LimitsService: ServiceSchema = {
+  name: 'limits',
+  mixins: [OrmMixin],
+  actions: {
+    organizationPlan: implement(organizationPlan, async (ctx) => planOf(emOf(ctx), ctx.params.organizationId)),
+
+    /**
+     * One atomic upsert per call: the counter only moves while it stays within the quota, so
+     * concurrent sends can never overshoot it. Sandbox organizations have no quota.
+     */
+    consumeDocumentQuota: implement(consumeDocumentQuota, async (ctx) => {
+      const em = emOf(ctx);
+      const { organizationId } = ctx.params;
+      const count = ctx.params.count ?? 1;
+      const plan = await planOf(em, organizationId);
+      const now = systemClock.now();
+      const period = quotaPeriod(now);
+      const limit = plan.sandbox ? null : PLAN_DOCUMENT_QUOTAS[plan.plan];
+      const exceeded = () => new DomainError('QUOTA_EXCEEDED', `The monthly document quota of the ${plan.plan} plan (${limit} documents) is used; it starts over on the 1st (UTC)`, {
+        retryAfter: secondsToNextPeriod(now),
+        extra: { quota: limit, period },
+      });
+      if (limit !== null && count > limit) throw exceeded();
+      const rows = await em.execute<Array<{ used: number }>>(
+        `insert into document_quota_usage (organization_id, period, used, updated_at) values (?, ?, ?, ?)
+         on conflict (organization_id, period) do update set used = document_quota_usage.used + excluded.used, updated_at = excluded.updated_at
+         where ?::int is null or document_quota_usage.used + excluded.used <= ?::int
+         returning used`,
+        [organizationId, period, count, now, limit, limit],
+      );
+      if (!rows.length) throw exceeded();
+      return { organizationId, period, used: rows[0]!.used, limit };
+    }),
+
+    documentQuota: implement(documentQuota, async (ctx) => {
+      const em = emOf(ctx);
+      const plan = await planOf(em, ctx.params.organizationId);
+      const period = quotaPeriod(systemClock.now());
+      const rows = await em.execute<Array<{ used: number }>>('select used from document_quota_usage where organization_id = ? and period = ?', [plan.organizationId, period]);
+      return { organizationId: plan.organizationId, period, used: rows[0]?.used ?? 0, limit: plan.sandbox ? null : PLAN_DOCUMENT_QUOTAS[plan.plan] };
+    }),
+  },
+};
+
+export default LimitsService;
