@@ -21,7 +21,7 @@ export interface Receiver {
   server: Server;
 }
 
-export async function startReceiver(respond: Receiver['respond'] = () => 200, path = '/hooks'): Promise<Receiver> {
+export async function startReceiver(respond: Receiver['respond'] = () => 200, path = '/hooks', delayMs = 0): Promise<Receiver> {
   const receiver = { requests: [] as ReceivedRequest[], respond } as Receiver;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -29,10 +29,14 @@ export async function startReceiver(respond: Receiver['respond'] = () => 200, pa
     req.on('end', () => {
       const got = { headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), receivedAt: performance.now() };
       receiver.requests.push(got);
-      const answer = receiver.respond(receiver.requests.length, got);
-      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
-      res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-      res.end(status < 300 ? 'ok' : 'no');
+      const chosen = receiver.respond(receiver.requests.length, got);
+      const { status, headers } = typeof chosen === 'number' ? { status: chosen, headers: {} } : chosen;
+      const answer = () => {
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers });
+        res.end(status < 300 ? 'ok' : 'no');
+      };
+      if (delayMs) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   server.keepAliveTimeout = 30_000;
