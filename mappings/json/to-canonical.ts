@@ -162,8 +162,6 @@ class Mapper {
       const first: unknown = v.contacts[0];
       const email = typeof first === 'string' ? text(first) : isObject(first) ? text(first.email) ?? text(first['e-mail']) : undefined;
       if (email) contact.email = email;
-      if (!contact.name && isObject(first) && text(first.name)) contact.name = text(first.name);
-      if (!contact.phone && isObject(first) && text(first.phone)) contact.phone = text(first.phone);
     }
     return Object.keys(contact).length ? contact : undefined;
   }
@@ -334,6 +332,21 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
     seller = supplierAsSeller;
     buyer = callerAsBuyer;
   }
+  // The envelope's Peppol ids are the parties' electronic addresses (BT-34/BT-49) unless the party
+  // states its own: `to` is the counterpart (the supplier when self-billing), `from` the caller.
+  const toId = typeof env.to === 'string' ? parsePeppolId(env.to) : undefined;
+  const fromId = typeof env.from === 'string' ? parsePeppolId(env.from) : undefined;
+  const counterpart = swapRoles ? seller : buyer;
+  const caller = swapRoles ? buyer : seller;
+  const statesEndpoint = (j: unknown): boolean => isObject(j) && (text(j.peppolId) !== undefined || text(j.electronicAddress) !== undefined);
+  if (toId && counterpart && !statesEndpoint(swapRoles ? sellerJson : buyerJson)) {
+    const ea = m.stated(swapRoles ? 'BT-34' : 'BT-49', { value: toId.identifier, scheme: toId.scheme });
+    if (ea) counterpart.electronicAddress = ea;
+  }
+  if (fromId && caller && !statesEndpoint(swapRoles ? buyerJson : sellerJson)) {
+    const ea = m.stated(swapRoles ? 'BT-49' : 'BT-34', { value: fromId.identifier, scheme: fromId.scheme });
+    if (ea) caller.electronicAddress = ea;
+  }
 
   // --- lines --------------------------------------------------------------------------------
   const linesJson: unknown[] = Array.isArray(doc.lines) ? doc.lines : [];
@@ -374,6 +387,9 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
   // --- currency: non-EUR documents also report the VAT total in EUR (BT-6, BT-111) -----------
   const docCurrency = currency ?? 'EUR';
   let vatAccountingCurrency: string | undefined;
+  if (docCurrency !== 'EUR' && exchangeRate === undefined && template.frenchReform) {
+    issues.add('MISSING_FIELD', 'document.exchangeRate', 'BR-FR-CO-12', 'a non-EUR invoice must also report its VAT in EUR: document.exchangeRate is required');
+  }
   if (docCurrency !== 'EUR' && exchangeRate !== undefined && totals.vatTotal !== undefined && new Dec(exchangeRate).gt(0)) {
     vatAccountingCurrency = m.stated('BT-6', 'EUR');
     if (vatAccountingCurrency) totals.vatTotalAccountingCurrency = m.stated('BT-111', money(new Dec(totals.vatTotal).times(exchangeRate)));

@@ -74,6 +74,12 @@ describe('jsonToCanonical: header fields', () => {
     expect(canonicalToUbl(c)).toContain('<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">37.80</cbc:TaxAmount></cac:TaxTotal>');
   });
 
+  it('the French reform flow requires the exchange rate of a non-EUR invoice (BR-FR-CO-12)', () => {
+    const e = failure({ type: 'invoice', document: doc({ currency: 'USD' }) }, { template: FR_CTC_TEMPLATE });
+    expect(e.details[0]).toMatchObject({ field: 'document.exchangeRate', rule: 'BR-FR-CO-12', message: expect.stringContaining('EUR') });
+    expect(map({ type: 'invoice', document: doc({ currency: 'USD' }) }).vatAccountingCurrency).toBeUndefined();
+  });
+
   it('defaults the currency to EUR and the issue date to the clock date', () => {
     const c = map({ type: 'invoice', document: doc({ currency: undefined, issueDate: undefined }) }, { today: '2026-05-05' });
     expect(c.currency).toBe('EUR');
@@ -325,6 +331,18 @@ describe('jsonToCanonical: parties, payment, delivery, incoterms', () => {
     const c = map({ type: 'invoice', document: doc({ buyer: { ...buyer, peppolId: '0225:303265045_00013' } }) });
     expect(c.seller.electronicAddress).toEqual({ scheme: '0208', value: '0123456789' });
     expect(c.buyer.electronicAddress).toEqual({ scheme: '0225', value: '303265045_00013' });
+  });
+
+  it('the envelope `to`/`from` Peppol ids are the counterpart and caller endpoints (the supplier is `to` when self-billing)', () => {
+    const c = map({ type: 'invoice', to: '0088:5798000000001', from: '0208:0403170701', document: doc() });
+    expect(c.buyer.electronicAddress).toEqual({ scheme: '0088', value: '5798000000001' });
+    expect(c.seller.electronicAddress).toEqual({ scheme: '0208', value: '0403170701' });
+    const sb = map({ type: 'invoice', selfBilled: true, to: '0088:5798000000001', document: doc() });
+    expect(sb.seller.electronicAddress).toEqual({ scheme: '0088', value: '5798000000001' });
+    const explicit = map({ type: 'invoice', to: '0088:5798000000001', document: doc({ buyer: { ...buyer, peppolId: '9957:FR40303265045' } }) });
+    expect(explicit.buyer.electronicAddress).toEqual({ scheme: '9957', value: 'FR40303265045' });
+    const company = map({ type: 'invoice', to: 'comp_123', document: doc() });
+    expect(company.buyer.electronicAddress).toEqual({ scheme: '0009', value: '303265045' });
   });
 
   it('contacts: contact wins, the first of contacts supplies the e-mail when contact.email is absent', () => {
