@@ -9,7 +9,7 @@
  * version and the compiler source, so a stale cache rebuilds itself.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync, statSync } from 'node:fs';
 import { join, basename, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -78,8 +78,10 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
     for (const p of readdirSync(CACHE_DIR, { recursive: true, withFileTypes: true })) {
       if (!p.isFile()) continue;
       const full = join(p.parentPath, p.name);
-      if (full === MANIFEST_PATH) continue;
-      if (!keep.has(full)) rmSync(full);
+      if (full === MANIFEST_PATH || keep.has(full)) continue;
+      // another process (a test run, a server) may still be loading a SEF it read from the previous
+      // manifest: only remove stale outputs that are more than 10 minutes old
+      if (Date.now() - statSync(full).mtimeMs > 10 * 60 * 1000) rmSync(full);
     }
   }
   const manifest: CacheManifest = { compilerVersion: COMPILER_VERSION, files };

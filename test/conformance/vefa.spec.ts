@@ -10,6 +10,7 @@ import {
   BASELINE_PATH, REPORT_PATH, judge, loadVefaCases, renderReport, runCase, runOracleExamples,
   type Baseline, type CaseResult, type ExampleResult, type Expectation, type VefaCase,
 } from './vefa-runner.ts';
+import { warmUp } from '../../services/validation/engine/index.ts';
 import { runXmute, renderXmuteSection, type MutantCheck } from './xmute-runner.ts';
 
 const baseline = JSON.parse(readFileSync(BASELINE_PATH, 'utf8')) as Baseline;
@@ -42,6 +43,7 @@ describe('VEFA unit tests and full examples against the ratchet', () => {
   let mutations: MutantCheck[];
 
   beforeAll(() => {
+    warmUp(); // load every compiled pack now, right after the pretest build
     cases = loadVefaCases();
     results = cases.map(runCase);
     examples = runOracleExamples();

@@ -9,6 +9,7 @@
 import libxml from 'libxmljs2';
 import type { Element, Node } from 'libxmljs2';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { validate, getRegistry } from '../../services/validation/engine/index.ts';
 import type { Syntax } from '../../schematrons/packs.ts';
@@ -104,6 +105,8 @@ function mutants(text: string, n: number): { label: string; xml: string }[] | st
 export function runXmute(): MutantCheck[] {
   const reg = getRegistry();
   const results: MutantCheck[] = [];
+  // identity mutants of one file are the same document: validate each distinct (packs, text) once
+  const memo = new Map<string, Set<string>>();
   for (const src of XMUTE_SOURCES) {
     const dir = join(CORPUS, src.dir);
     if (!existsSync(dir)) continue;
@@ -131,8 +134,14 @@ export function runXmute(): MutantCheck[] {
         if (typeof ms !== 'string') {
           for (const m of ms) {
             try {
-              const r = present.length ? validate(m.xml, { packs: present, skipXsd: true }) : { findings: [] };
-              fired.set(m.label, new Set(r.findings.map((x) => x.rule)));
+              const mk = `${present.join(',')}:${createHash('sha1').update(m.xml).digest('hex')}`;
+              let rules = memo.get(mk);
+              if (!rules) {
+                const r = present.length ? validate(m.xml, { packs: present, skipXsd: true }) : { findings: [] };
+                rules = new Set(r.findings.map((x) => x.rule));
+                memo.set(mk, rules);
+              }
+              fired.set(m.label, rules);
             } catch (e) { engineError = (e as Error).message; }
           }
         }
