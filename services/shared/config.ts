@@ -33,6 +33,13 @@ function planOverrides(name: string): Partial<Record<PlanName, number>> {
   return out;
 }
 
+/** An external identity provider needs both its JWKS URL and its issuer: one without the other is a startup error. */
+function requiredTogether(name: string, other: string): string | undefined {
+  const value = str(name);
+  if ((value === undefined) !== (str(other) === undefined)) throw new Error(`${name} and ${other} go together: set both (an external identity provider) or neither`);
+  return value;
+}
+
 export interface AppConfig {
   port: number;
   host: string;
@@ -135,7 +142,7 @@ export function loadConfig(): AppConfig {
     requestLogBatchSize: int('EINV_REQUEST_LOG_BATCH', 500),
     requestLogFlushMs: int('EINV_REQUEST_LOG_FLUSH_MS', 200),
     jwt: {
-      jwksUrl: str('EINV_JWT_JWKS_URL'),
+      jwksUrl: requiredTogether('EINV_JWT_JWKS_URL', 'EINV_JWT_ISSUER'),
       issuer: str('EINV_JWT_ISSUER'),
       audience: str('EINV_JWT_AUDIENCE') ?? 'einvoicing-exchange-api',
       clockToleranceSeconds: int('EINV_JWT_CLOCK_TOLERANCE_SECONDS', 30),
