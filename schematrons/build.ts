@@ -79,9 +79,15 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
       if (!p.isFile()) continue;
       const full = join(p.parentPath, p.name);
       if (full === MANIFEST_PATH || keep.has(full)) continue;
+      if (full.endsWith('.stale')) {
+        if (!existsSync(full.slice(0, -'.stale'.length))) rmSync(full);
+        continue;
+      }
       // another process (a test run, a server) may still be loading a SEF it read from the previous
-      // manifest: only remove stale outputs that are more than 10 minutes old
-      if (Date.now() - statSync(full).mtimeMs > 10 * 60 * 1000) rmSync(full);
+      // manifest: mark stale outputs first, remove them once they have been stale for 10 minutes
+      const marker = `${full}.stale`;
+      if (!existsSync(marker)) writeFileSync(marker, '');
+      else if (Date.now() - statSync(marker).mtimeMs > 10 * 60 * 1000) { rmSync(full); rmSync(marker); }
     }
   }
   const manifest: CacheManifest = { compilerVersion: COMPILER_VERSION, files };
