@@ -131,7 +131,6 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           const meta = ctx.meta as RequestMeta & { $statusCode?: number };
           meta.requestId = req.$requestId;
           meta.clientIp = clientIp(req);
-          (this as unknown as GatewayVars).guarantees.onCall(req as unknown as GuardedRequest);
           const status = req.$alias?.binding.status;
           if (status) meta.$statusCode = status;
         },

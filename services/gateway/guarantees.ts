@@ -4,7 +4,7 @@
  * Idempotency-Key (claim, capture, replay) and the request log capture.
  *
  * gateway.service.ts calls: `beforeAuthorize` once the caller is known, `afterValidation` once
- * the params are valid, `onCall`/`afterCall` around the action, `noteError` and `replay` from
+ * the params are valid (the action's timing starts there), `afterCall` after the action, `noteError` and `replay` from
  * its error handler, `exhaust` for the sandbox control, `stop` when the gateway stops.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -125,6 +125,8 @@ export class GatewayGuarantees {
       if (key) await this.claimKey(ctx, req, res, key, method, path);
     }
     if (binding.consumesDocumentQuota) await call(ctx, consumeDocumentQuota, { organizationId: guard.auth.organizationId });
+    // What follows is the action itself (moleculer-web calls it right after authorization).
+    guard.callStartedAt = performance.now();
   }
 
   private async claimKey(ctx: Context, req: GuardedRequest, res: ServerResponse, key: string, method: string, path: string): Promise<void> {
@@ -154,10 +156,6 @@ export class GatewayGuarantees {
         this.broker.logger.warn(`idempotency: could not store the response of ${key}:`, err);
       }
     });
-  }
-
-  onCall(req: GuardedRequest): void {
-    if (req.$guard) req.$guard.callStartedAt = performance.now();
   }
 
   afterCall(req: GuardedRequest, errorCode?: string): void {
