@@ -1,0 +1,110 @@
+/**
+ * Monthly document quotas and the payload-derived idempotency key. No sending operation exists yet
+ * (documents are another issue), so this test publishes a stand-in send through the real gateway
+ * (`gatewayPublishing`) with the two contract flags a send will carry: `consumesDocumentQuota`
+ * and `idempotencyKeyFromPayload`. The quota store is the real one (PostgreSQL).
+ */
+import pg from 'pg';
+import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { defineAction, implement, STRICT_REMOVE } from '../../services/shared/contract.ts';
+import { principalOf } from '../../services/shared/auth.ts';
+import { call } from '../../services/shared/call.ts';
+import { SERVICE_CATALOGUE } from '../../services/index.ts';
+import { gatewayPublishing } from '../../services/gateway/gateway.service.ts';
+import { documentQuota, consumeDocumentQuota } from '../../services/limits/limits.contract.ts';
+
+process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
+
+const executions: string[] = [];
+const send = defineAction<{ number: string }, { id: string; number: string; organizationId: string }>('quotatest', 'send', {
+  params: { ...STRICT_REMOVE, number: { type: 'string', min: 1 } },
+  http: {
+    method: 'POST', path: '/v1/quota-test/send', access: 'send', status: 201, tag: 'Test', summary: 'Stand-in for POST /v1/documents/send',
+    location: (r: { id: string }) => `/v1/quota-test/${r.id}`, consumesDocumentQuota: true, idempotencyKeyFromPayload: true,
+    response: { type: 'object' },
+  },
+});
+const QuotaTestService = {
+  name: 'quotatest',
+  actions: {
+    send: implement(send, async (ctx) => {
+      executions.push(ctx.params.number);
+      return { id: `doc_${executions.length}`, number: ctx.params.number, organizationId: principalOf(ctx).organizationId };
+    }),
+  },
+};
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({
+    services: Object.keys(SERVICE_CATALOGUE).filter((name) => name !== 'gateway'),
+    extraServices: [gatewayPublishing([send]), QuotaTestService],
+  });
+});
+afterAll(async () => { await t.stop(); });
+
+/** A bootstrap organization made a live one on the given plan (before its first authenticated call). */
+async function organization(plan: string, sandbox: boolean) {
+  const org = await bootstrap(t.baseUrl);
+  const client = new pg.Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  try { await client.query('update organizations set plan = $1, sandbox = $2 where id = $3', [plan, sandbox, org.organizationId]); } finally { await client.end(); }
+  return org;
+}
+
+const sendMany = (apiKey: string, prefix: string, n: number) =>
+  Promise.all(Array.from({ length: n }, (_, i) => api(t.baseUrl, 'POST', '/v1/quota-test/send', { key: apiKey, body: { number: `${prefix}-${i}` } })));
+
+describe('monthly document quota', () => {
+  it('free plan: 50 documents a month, never more under concurrency, then 429 QUOTA_EXCEEDED with Retry-After', async () => {
+    const org = await organization('free', false);
+    const answers = await sendMany(org.apiKey, 'free', 55);
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(50);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) {
+      expectEnvelope(r, 429, 'QUOTA_EXCEEDED');
+      expect(r.body.error.type).toBe('rate_limit_error');
+      const retryAfter = Number(r.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(31 * 86_400);
+      // Rate-limit headers are there too.
+      expect(r.headers.get('ratelimit-limit')).toBe('60');
+    }
+    const usage = await call(t.app.broker, documentQuota, { organizationId: org.organizationId });
+    expect(usage).toEqual({ organizationId: org.organizationId, period: new Date().toISOString().slice(0, 7), used: 50, limit: 50 });
+    expect(executions.filter((n) => n.startsWith('free-'))).toHaveLength(50);
+  });
+
+  it('starter plan: 500; white-label: unlimited; sandbox organizations: none, whatever the plan', async () => {
+    const starter = await organization('starter', false);
+    await expect(call(t.app.broker, consumeDocumentQuota, { organizationId: starter.organizationId, count: 500 })).resolves.toMatchObject({ used: 500, limit: 500 });
+    await expect(call(t.app.broker, consumeDocumentQuota, { organizationId: starter.organizationId })).rejects.toMatchObject({ type: 'QUOTA_EXCEEDED' });
+    const wl = await organization('white_label', false);
+    await expect(call(t.app.broker, consumeDocumentQuota, { organizationId: wl.organizationId, count: 1000 })).resolves.toMatchObject({ used: 1000, limit: null });
+    const sandbox = await organization('free', true);
+    const answers = await sendMany(sandbox.apiKey, 'sandbox', 55);
+    expect(answers.every((r) => r.status === 201)).toBe(true);
+    expect(await call(t.app.broker, documentQuota, { organizationId: sandbox.organizationId })).toMatchObject({ used: 55, limit: null });
+  });
+});
+
+describe('a send without Idempotency-Key gets a key derived from its payload', () => {
+  it('the same payload twice is one send (replayed, counted once); a different payload is another send', async () => {
+    const org = await organization('free', false);
+    const first = await api(t.baseUrl, 'POST', '/v1/quota-test/send', { key: org.apiKey, body: { number: 'INV-1' } });
+    expect(first.status).toBe(201);
+    const again = await api(t.baseUrl, 'POST', '/v1/quota-test/send', { key: org.apiKey, body: { number: 'INV-1' } });
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const other = await api(t.baseUrl, 'POST', '/v1/quota-test/send', { key: org.apiKey, body: { number: 'INV-2' } });
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(executions.filter((n) => n === 'INV-1')).toHaveLength(1);
+    expect((await call(t.app.broker, documentQuota, { organizationId: org.organizationId })).used).toBe(2);
+    // An explicit key wins over the derived one.
+    const explicit = await api(t.baseUrl, 'POST', '/v1/quota-test/send', { key: org.apiKey, headers: { 'idempotency-key': 'mine' }, body: { number: 'INV-1' } });
+    expect(explicit.headers.get('idempotent-replayed')).toBeNull();
+    expect(executions.filter((n) => n === 'INV-1')).toHaveLength(2);
+  });
+});
