@@ -15,11 +15,16 @@ import { TechnicalAccount } from './technical-account.entity.ts';
 import { Membership, type MembershipRole } from './membership.entity.ts';
 import { Integration } from './integration.entity.ts';
 import { newClientId, newClientSecret, secretMatches } from './client-secrets.ts';
-import { privateKeyOf, publishedKeys, rotate, signingKey } from './signing-keys.ts';
+import { privateKeyOf, publishedKeys, rotate, signingKey, type KeyPolicy } from './signing-keys.ts';
 import * as contract from './identity.contract.ts';
 import type { IntegrationView } from './identity.contract.ts';
 
 const config = loadConfig();
+const keyPolicy: KeyPolicy = {
+  clockToleranceSeconds: config.jwt.clockToleranceSeconds,
+  maxAgeDays: config.jwt.signingKeyMaxAgeDays,
+  secret: config.jwt.signingKeySecret,
+};
 
 /** What a role may do: `admin` everything, `member` everything but `platform` (keys, integrations, settings). */
 const ROLE_SCOPES: Record<MembershipRole, Scope[]> = {
@@ -67,7 +72,7 @@ const IdentityService: ServiceSchema = {
         throw new DomainError('ACCESS_DENIED', `The audience '${p.audience}' is not granted to this client`);
       }
       const now = systemClock.now();
-      const key = await signingKey(em, now, config.jwt.signingKeyMaxAgeDays, config.jwt.clockToleranceSeconds);
+      const key = await signingKey(em, now, keyPolicy);
       const iat = Math.floor(now.getTime() / 1000);
       const token = await new SignJWT({ _permissions: {}, gty: 'client-credentials', azp: row.clientId, livemode: row.livemode })
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
@@ -77,7 +82,7 @@ const IdentityService: ServiceSchema = {
         .setIssuedAt(iat)
         .setExpirationTime(iat + contract.MACHINE_TOKEN_SECONDS)
         .setJti(randomUUID())
-        .sign(await privateKeyOf(key));
+        .sign(await privateKeyOf(key, keyPolicy.secret));
       (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
       return { access_token: token, token_type: 'Bearer' as const, expires_in: contract.MACHINE_TOKEN_SECONDS };
     }),
@@ -88,7 +93,7 @@ const IdentityService: ServiceSchema = {
     }),
 
     rotateSigningKey: action(contract.rotateSigningKey, async (ctx) => {
-      const { key, retiring } = await rotate(emOf(ctx), systemClock.now(), config.jwt.clockToleranceSeconds);
+      const { key, retiring } = await rotate(emOf(ctx), systemClock.now(), keyPolicy);
       return { kid: key.kid, retiring: retiring.map((k) => ({ kid: k.kid, retireAt: k.retireAt!.toISOString() })) };
     }),
 

@@ -3,8 +3,12 @@
  * key and publishes the same JWKS. The newest unretired key signs. A rotation gives every current
  * key a `retireAt` (now + the longest token life + clock tolerance): the key stays in the JWKS until
  * the last token it signed has expired, then disappears from it.
+ *
+ * With a key secret (EINV_OAUTH_KEY_SECRET) the private JWK is stored encrypted (JWE, `dir` +
+ * A256GCM, key = SHA-256 of the secret): a database dump alone cannot mint tokens.
  */
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { createHash } from 'node:crypto';
+import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../shared/ids.ts';
 import { SigningKey } from './signing-key.entity.ts';
@@ -13,6 +17,15 @@ import { MACHINE_TOKEN_SECONDS } from './identity.contract.ts';
 /** ECDSA P-256: small keys and signatures, fast to verify. */
 export const SIGNING_ALG = 'ES256';
 
+export interface KeyPolicy {
+  /** Leeway of verifiers on `exp`, in seconds: a retired key stays published that much longer. */
+  clockToleranceSeconds: number;
+  /** The active key is replaced once it is this old. */
+  maxAgeDays: number;
+  /** Encrypts private keys at rest when set. */
+  secret: string | undefined;
+}
+
 /** Serialises rotations across replicas (transaction-scoped advisory lock). */
 const ROTATION_LOCK = 'select pg_advisory_xact_lock(hashtext(\'einv.identity.signing-keys\'))';
 
@@ -20,7 +33,25 @@ export function retireAtFor(rotatedAt: Date, clockToleranceSeconds: number): Dat
   return new Date(rotatedAt.getTime() + (MACHINE_TOKEN_SECONDS + clockToleranceSeconds) * 1000);
 }
 
-async function newKeyRow(em: EntityManager, now: Date): Promise<SigningKey> {
+const encryptionKey = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
+
+async function sealPrivateJwk(jwk: JWK, secret: string | undefined): Promise<Record<string, unknown>> {
+  if (!secret) return jwk as Record<string, unknown>;
+  const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(jwk)))
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: jwk.kid })
+    .encrypt(encryptionKey(secret));
+  return { kid: jwk.kid, alg: jwk.alg, jwe };
+}
+
+async function openPrivateJwk(row: SigningKey, secret: string | undefined): Promise<JWK> {
+  const stored = row.privateJwk as { jwe?: string } & JWK;
+  if (typeof stored.jwe !== 'string') return stored;
+  if (!secret) throw new Error(`Signing key ${row.kid} is encrypted: set EINV_OAUTH_KEY_SECRET`);
+  const { plaintext } = await compactDecrypt(stored.jwe, encryptionKey(secret));
+  return JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
+}
+
+async function newKeyRow(em: EntityManager, now: Date, policy: KeyPolicy): Promise<SigningKey> {
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = newId('signingKey');
   const meta = { kid, alg: SIGNING_ALG, use: 'sig' };
@@ -28,25 +59,25 @@ async function newKeyRow(em: EntityManager, now: Date): Promise<SigningKey> {
     kid,
     alg: SIGNING_ALG,
     publicJwk: { ...(await exportJWK(publicKey)), ...meta },
-    privateJwk: { ...(await exportJWK(privateKey)), ...meta },
+    privateJwk: await sealPrivateJwk({ ...(await exportJWK(privateKey)), ...meta }, policy.secret),
     createdAt: now,
     retireAt: null,
   });
 }
 
-async function rotateLocked(tx: EntityManager, now: Date, clockToleranceSeconds: number): Promise<{ key: SigningKey; retiring: SigningKey[] }> {
+async function rotateLocked(tx: EntityManager, now: Date, policy: KeyPolicy): Promise<{ key: SigningKey; retiring: SigningKey[] }> {
   const current = await tx.find(SigningKey, { retireAt: null });
-  for (const key of current) key.retireAt = retireAtFor(now, clockToleranceSeconds);
-  const key = await newKeyRow(tx, now);
+  for (const key of current) key.retireAt = retireAtFor(now, policy.clockToleranceSeconds);
+  const key = await newKeyRow(tx, now, policy);
   await tx.flush();
   return { key, retiring: current };
 }
 
 /** A new key signs from now on; every other unretired key retires when its tokens have expired. */
-export async function rotate(em: EntityManager, now: Date, clockToleranceSeconds: number): Promise<{ key: SigningKey; retiring: SigningKey[] }> {
+export async function rotate(em: EntityManager, now: Date, policy: KeyPolicy): Promise<{ key: SigningKey; retiring: SigningKey[] }> {
   return em.transactional(async (tx) => {
     await tx.execute(ROTATION_LOCK);
-    return rotateLocked(tx, now, clockToleranceSeconds);
+    return rotateLocked(tx, now, policy);
   });
 }
 
@@ -56,14 +87,14 @@ const newest = (em: EntityManager) => em.findOne(SigningKey, { retireAt: null },
  * The key to sign with: the newest unretired one, or a fresh one (first use, or the active key is
  * older than maxAgeDays). Replicas racing here rotate once: the lock holder's key is found by the rest.
  */
-export async function signingKey(em: EntityManager, now: Date, maxAgeDays: number, clockToleranceSeconds: number): Promise<SigningKey> {
-  const fresh = (k: SigningKey | null): k is SigningKey => k !== null && now.getTime() - k.createdAt.getTime() < maxAgeDays * 86_400_000;
+export async function signingKey(em: EntityManager, now: Date, policy: KeyPolicy): Promise<SigningKey> {
+  const fresh = (k: SigningKey | null): k is SigningKey => k !== null && now.getTime() - k.createdAt.getTime() < policy.maxAgeDays * 86_400_000;
   const active = await newest(em);
   if (fresh(active)) return active;
   return em.transactional(async (tx) => {
     await tx.execute(ROTATION_LOCK);
     const again = await newest(tx);
-    return fresh(again) ? again : (await rotateLocked(tx, now, clockToleranceSeconds)).key;
+    return fresh(again) ? again : (await rotateLocked(tx, now, policy)).key;
   });
 }
 
@@ -73,13 +104,15 @@ export async function publishedKeys(em: EntityManager, now: Date): Promise<JWK[]
   return rows.map((r) => r.publicJwk as JWK);
 }
 
-/** Imported private keys, by kid (importing is the costly part of signing). */
+/** Imported private keys, by kid (decrypting and importing are the costly part of signing). */
 const imported = new Map<string, Promise<CryptoKey | Uint8Array>>();
 
-export function privateKeyOf(row: SigningKey): Promise<CryptoKey | Uint8Array> {
+export function privateKeyOf(row: SigningKey, secret: string | undefined): Promise<CryptoKey | Uint8Array> {
   let key = imported.get(row.kid);
   if (!key) {
-    key = importJWK(row.privateJwk as JWK, row.alg);
+    key = openPrivateJwk(row, secret).then((jwk) => importJWK(jwk, row.alg));
+    // A failure (wrong or missing secret) is not cached: fixing the configuration fixes signing.
+    key.catch(() => imported.delete(row.kid));
     imported.set(row.kid, key);
   }
   return key;

@@ -93,6 +93,8 @@ export interface JwtConfig {
   builtInIssuer: string;
   /** The built-in issuer signs with a new key once the active one is this old (old keys stay published until their tokens expire). */
   signingKeyMaxAgeDays: number;
+  /** Encrypts the built-in issuer's private keys at rest (JWE) when set. */
+  signingKeySecret: string | undefined;
 }
 
 export interface EventsConfig {
@@ -149,6 +151,7 @@ export function loadConfig(): AppConfig {
       jwksCacheSeconds: int('EINV_JWT_JWKS_CACHE_SECONDS', 600),
       builtInIssuer: str('EINV_OAUTH_ISSUER') ?? publicUrl,
       signingKeyMaxAgeDays: int('EINV_OAUTH_SIGNING_KEY_MAX_AGE_DAYS', 90),
+      signingKeySecret: str('EINV_OAUTH_KEY_SECRET'),
     },
   };
 }

@@ -16,6 +16,8 @@ process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 delete process.env.EINV_JWT_JWKS_URL;
 const AUDIENCE = 'https://api.einvoicing.test/audience';
 process.env.EINV_JWT_AUDIENCE = AUDIENCE;
+// Private signing keys are stored encrypted here (test/integration/jwt-auth.spec.ts runs without a secret).
+process.env.EINV_OAUTH_KEY_SECRET = 'integration-test signing-key secret';
 
 let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
@@ -76,6 +78,9 @@ describe('integrations and the token endpoint', () => {
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toContain(header.kid);
     for (const k of jwks.body.keys) expect(k.d).toBeUndefined();
     await expect(jwtVerify(res.body.access_token, createLocalJWKSet(jwks.body), { audience: AUDIENCE, issuer: claims.iss! })).resolves.toBeTruthy();
+    const keys = await sql<{ private_jwk: Record<string, unknown> }>('select private_jwk from signing_keys');
+    expect(keys.length).toBeGreaterThan(0);
+    for (const k of keys) expect(Object.keys(k.private_jwk).sort()).toEqual(['alg', 'jwe', 'kid']);
   });
 
   it('refuses a wrong audience with 403 access_denied, bad credentials with 401 invalid_client, other grants with 400 unsupported_grant_type (RFC 6749 bodies)', async () => {

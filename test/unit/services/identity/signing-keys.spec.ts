@@ -1,0 +1,74 @@
+/** The built-in issuer's signing keys on a real PostgreSQL: first key, age-based and explicit rotation, publication window, encryption at rest. */
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { SignJWT, importJWK, jwtVerify, type JWK } from 'jose';
+import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
+import { SigningKey } from '../../../../services/identity/signing-key.entity.ts';
+import { privateKeyOf, publishedKeys, rotate, signingKey, type KeyPolicy } from '../../../../services/identity/signing-keys.ts';
+import { createTestDatabase } from '../../../support/database.ts';
+
+let orm: MikroORM;
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+const em = () => orm.em.fork() as EntityManager;
+const plain: KeyPolicy = { clockToleranceSeconds: 30, maxAgeDays: 90, secret: undefined };
+const sealed: KeyPolicy = { ...plain, secret: 'a long operator secret from the environment' };
+const DAY = 86_400_000;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await MikroORM.init(ormConfig(db.url));
+});
+afterAll(async () => {
+  await orm.close(true);
+  await db.drop();
+});
+beforeEach(async () => { await em().nativeDelete(SigningKey, {}); });
+
+async function signsAndVerifies(row: SigningKey, policy: KeyPolicy): Promise<boolean> {
+  const token = await new SignJWT({}).setProtectedHeader({ alg: row.alg, kid: row.kid }).setExpirationTime('1h').sign(await privateKeyOf(row, policy.secret));
+  const { protectedHeader } = await jwtVerify(token, await importJWK(row.publicJwk as JWK, row.alg));
+  return protectedHeader.kid === row.kid;
+}
+
+it('creates the first key on demand (once, even when replicas race), then keeps signing with it', async () => {
+  const now = new Date();
+  const racing = await Promise.all(Array.from({ length: 5 }, () => signingKey(em(), now, plain)));
+  expect(new Set(racing.map((k) => k.kid)).size).toBe(1);
+  expect(await em().count(SigningKey, {})).toBe(1);
+  expect((await signingKey(em(), new Date(now.getTime() + 10 * DAY), plain)).kid).toBe(racing[0]!.kid);
+  expect(racing[0]!.privateJwk).toHaveProperty('d');
+  expect(racing[0]!.publicJwk).not.toHaveProperty('d');
+  expect(await signsAndVerifies(racing[0]!, plain)).toBe(true);
+});
+
+it('rotates once the active key is older than maxAgeDays; the old one stays published until its tokens have expired', async () => {
+  const t0 = new Date('2026-01-01T00:00:00Z');
+  const first = await signingKey(em(), t0, plain);
+  const later = new Date(t0.getTime() + 91 * DAY);
+  const second = await signingKey(em(), later, plain);
+  expect(second.kid).not.toBe(first.kid);
+  const old = await em().findOneOrFail(SigningKey, first.kid);
+  expect(old.retireAt!.getTime()).toBe(later.getTime() + (86_400 + 30) * 1000);
+  expect((await publishedKeys(em(), later)).map((k) => k.kid)).toEqual([second.kid, first.kid]);
+  expect((await publishedKeys(em(), new Date(old.retireAt!.getTime() + 1))).map((k) => k.kid)).toEqual([second.kid]);
+});
+
+it('rotate() replaces the signer at once and lists the keys it retires', async () => {
+  const now = new Date();
+  const first = await signingKey(em(), now, plain);
+  const { key, retiring } = await rotate(em(), now, plain);
+  expect(retiring.map((k) => k.kid)).toEqual([first.kid]);
+  expect((await signingKey(em(), now, plain)).kid).toBe(key.kid);
+});
+
+it('encrypts private keys at rest with a secret, and refuses to sign without it', async () => {
+  const row = await signingKey(em(), new Date(), sealed);
+  const stored = (await em().findOneOrFail(SigningKey, row.kid)).privateJwk;
+  expect(stored).not.toHaveProperty('d');
+  expect(stored.jwe).toEqual(expect.stringMatching(/^[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+$/));
+  expect(await signsAndVerifies(row, sealed)).toBe(true);
+  await rotate(em(), new Date(), sealed); // a new kid, so nothing is served from the import cache below
+  const again = await signingKey(em(), new Date(), sealed);
+  await expect(privateKeyOf(again, undefined)).rejects.toThrow(/EINV_OAUTH_KEY_SECRET/);
+  await expect(privateKeyOf(again, 'another secret')).rejects.toThrow();
+  expect(await signsAndVerifies(again, sealed)).toBe(true);
+});
