@@ -1,4 +1,6 @@
 /** The built-in issuer's signing keys on a real PostgreSQL: first key, age-based and explicit rotation, publication window, encryption at rest. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, importJWK, jwtVerify, type JWK } from 'jose';
 import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
@@ -71,4 +73,13 @@ it('encrypts private keys at rest with a secret, and refuses to sign without it'
   await expect(privateKeyOf(again, undefined)).rejects.toThrow(/EINV_OAUTH_KEY_SECRET/);
   await expect(privateKeyOf(again, 'another secret')).rejects.toThrow();
   expect(await signsAndVerifies(again, sealed)).toBe(true);
+});
+
+it('scripts/rotate-signing-key.ts rotates the database\'s key for ops', async () => {
+  const first = await signingKey(em(), new Date(), plain);
+  const { stdout } = await promisify(execFile)(process.execPath, ['scripts/rotate-signing-key.ts'], { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: db.url }, timeout: 20_000 });
+  const active = await signingKey(em(), new Date(), plain);
+  expect(active.kid).not.toBe(first.kid);
+  expect(stdout).toContain(`signing with ${active.kid}`);
+  expect(stdout).toContain(`${first.kid} stays published until`);
 });
