@@ -237,7 +237,9 @@ export default GatewayService;
  * The same gateway publishing contracts beyond routes.ts. The application never uses it: it lets a
  * test boot the real gateway with an operation that exists only in that test (e.g. a deprecated one).
  */
-export function gatewayPublishing(extra: readonly ActionContract<unknown, unknown>[]): typeof GatewayService {
+// Typed like the service catalogue's entries, so it goes wherever a schema does (createApp's extraServices).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function gatewayPublishing(extra: readonly ActionContract<unknown, unknown>[]): ServiceSchema<any, any, any, any> {
   const contracts = [...HTTP_CONTRACTS, ...extra];
   const [route, ...others] = GatewayService.settings!.routes as Array<Record<string, unknown>>;
   return { ...GatewayService, settings: { ...GatewayService.settings, httpContracts: contracts, routes: [{ ...route, aliases: aliasesFor(contracts) }, ...others] } };
