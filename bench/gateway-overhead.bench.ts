@@ -1,0 +1,162 @@
+/**
+ * Gateway overhead per request: what authentication, the rate limiter, Idempotency-Key and the
+ * request log add to a call, p50 and p99, at a fixed request rate, with the in-process limiter
+ * store and with Redis.
+ *
+ *   node bench/gateway-overhead.bench.ts [rate=200 req/s] [seconds=6]
+ *
+ * The application runs in a child process (embedded PostgreSQL, every service, the gateway on
+ * 127.0.0.1, `REDIS_URL` set or not); this process generates the load with autocannon. The action
+ * behind every scenario is the same no-op, published next to the real routes for the bench only,
+ * so the differences between scenarios are the gateway's own work:
+ *
+ *   public GET              HTTP, routing, request validation (the baseline)
+ *   authenticated GET       + API-key authentication (a key lookup) + rate limit
+ *   authenticated POST      + body reading and request-log capture (a mutation is always logged)
+ *   POST + Idempotency-Key  + key claim and response store (two PostgreSQL round trips)
+ *
+ * Nothing is installed at run time: redis-server comes from the OS (scripts/setup.sh).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+
+const SELF = fileURLToPath(import.meta.url);
+
+interface Ready { port: number; apiKey: string }
+interface LogStats { captured: number; written: number; dropped: number; failed: number; batches: number; maxDepth: number; maxFlushMs: number }
+
+if (process.argv[2] === '--serve') await serve();
+else await main();
+
+/** Child: the real application plus the bench's no-op routes. */
+async function serve(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'einv-bench-overhead-'));
+  chmodSync(dataDir, 0o755);
+  process.env.EINV_DATA_DIR = dataDir;
+  process.env.EINV_EMBEDDED_PG_PORT = String(40000 + Math.floor(Math.random() * 20000));
+  const { defineAction, implement } = await import('../services/shared/contract.ts');
+  const { SERVICE_CATALOGUE } = await import('../services/index.ts');
+  const { gatewayPublishing } = await import('../services/gateway/gateway.service.ts');
+  const { resolveDatabase } = await import('../services/shared/persistence/database-url.ts');
+  const { createApp } = await import('../services/app.ts');
+
+  const response = { type: 'object', properties: { ok: { const: true } } };
+  const noop = (access: 'public' | 'authenticated', method: 'GET' | 'POST', name: string) =>
+    defineAction<Record<string, unknown>, { ok: true }>('benchnoop', name, { params: { $$strict: 'remove' }, http: { method, path: `/v1/bench/${name}`, access, tag: 'Bench', summary: 'no-op', response } });
+  const contracts = [noop('public', 'GET', 'public'), noop('authenticated', 'GET', 'read'), noop('authenticated', 'POST', 'write')];
+  const NoopService = { name: 'benchnoop', actions: Object.fromEntries(contracts.map((c) => [c.name, implement(c, async () => ({ ok: true as const }))])) };
+
+  const database = await resolveDatabase();
+  const app = await createApp({
+    databaseUrl: database.url, migrate: true,
+    services: Object.keys(SERVICE_CATALOGUE).filter((n) => n !== 'gateway'),
+    extraServices: [gatewayPublishing(contracts), NoopService],
+  });
+  const gateway = app.broker.getLocalService('gateway') as unknown as { server: Server; guarantees: { log: { stats: LogStats; flush(): Promise<void> } } };
+  const port = (gateway.server.address() as AddressInfo).port;
+  const boot = await (await fetch(`http://127.0.0.1:${port}/v1/sandbox/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json() as { apiKey: string };
+  process.send!({ type: 'ready', port, apiKey: boot.apiKey } satisfies Ready & { type: string });
+  process.on('message', async (msg: { type: string }) => {
+    if (msg.type === 'stats') {
+      const before = { ...gateway.guarantees.log.stats };
+      const t0 = performance.now();
+      await gateway.guarantees.log.flush();
+      process.send!({ type: 'stats', stats: { ...gateway.guarantees.log.stats, drainMs: +(performance.now() - t0).toFixed(1), pendingAtEnd: before.captured - before.written - before.failed } });
+    }
+    if (msg.type === 'stop') {
+      await app.stop();
+      await database.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  });
+}
+
+/** Parent: starts the child per variant and measures each scenario at the same fixed rate. */
+async function main(): Promise<void> {
+  const RATE = Number(process.argv[2] ?? 200);
+  const SECONDS = Number(process.argv[3] ?? 6);
+  const { default: autocannon } = await import('autocannon');
+  const { startRedis } = await import('../test/support/servers.ts');
+
+  function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
+    const child = fork(SELF, ['--serve'], {
+      env: {
+        ...process.env, ...env,
+        PORT: '0', HOST: '127.0.0.1', MOL_LOG_LEVEL: 'warn',
+        // The limiter runs on every call but never refuses: we measure its cost, not its effect.
+        EINV_RATE_LIMITS: 'free=100000000', EINV_BOOTSTRAP_PER_IP_PER_HOUR: '1000',
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    return new Promise((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+      child.once('message', (msg: Ready) => resolve({ child, ready: msg }));
+    });
+  }
+
+  function ask<T>(child: ChildProcess, type: string): Promise<T> {
+    return new Promise((resolve) => {
+      child.once('message', (msg: { stats: T }) => resolve(msg.stats));
+      child.send({ type });
+    });
+  }
+
+  interface Scenario { name: string; method: 'GET' | 'POST'; path: string; auth: boolean; idempotent?: boolean }
+  const scenarios: Scenario[] = [
+    { name: 'public GET (baseline)', method: 'GET', path: '/v1/bench/public', auth: false },
+    { name: 'auth + rate limit GET', method: 'GET', path: '/v1/bench/read', auth: true },
+    { name: 'auth POST + request log', method: 'POST', path: '/v1/bench/write', auth: true },
+    { name: 'POST + Idempotency-Key', method: 'POST', path: '/v1/bench/write', auth: true, idempotent: true },
+  ];
+
+  async function measure(base: string, apiKey: string, s: Scenario, duration: number, rate: number) {
+    let n = 0;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (s.auth) headers.authorization = `Bearer ${apiKey}`;
+    const result = await autocannon({
+      url: `${base}${s.path}`, method: s.method, headers, duration, overallRate: rate, connections: 16,
+      ...(s.method === 'POST' ? { body: '{}' } : {}),
+      ...(s.idempotent ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { ...headers, 'idempotency-key': `bench-${process.pid}-${Date.now()}-${n++}` } }) }] } : {}),
+    });
+    const non2xx = result.non2xx + result.errors + result.timeouts;
+    if (non2xx) throw new Error(`${s.name}: ${non2xx} failed requests`);
+    return { name: s.name, requests: result.requests.total, perSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, maxMs: result.latency.max };
+  }
+
+  const variants: Array<{ name: string; redis: boolean }> = [{ name: 'in-process store', redis: false }, { name: 'Redis store', redis: true }];
+  const out: Array<Record<string, unknown>> = [];
+  for (const variant of variants) {
+    const redis = variant.redis ? await startRedis() : undefined;
+    const { child, ready } = await startChild(redis ? { REDIS_URL: redis.url } : {});
+    const base = `http://127.0.0.1:${ready.port}`;
+    try {
+      console.log(`\n-- ${variant.name}: ${RATE} req/s for ${SECONDS} s per scenario, 16 connections, load from pid ${process.pid}, server pid ${child.pid}`);
+      for (const s of scenarios) await measure(base, ready.apiKey, s, 2, RATE); // warm-up: JIT, pools, plan cache
+      const rows = [];
+      for (const s of scenarios) {
+        const row = await measure(base, ready.apiKey, s, SECONDS, RATE);
+        rows.push(row);
+        console.log(`${row.name.padEnd(26)} p50 ${row.p50Ms.toFixed(2).padStart(6)} ms   p99 ${row.p99Ms.toFixed(2).padStart(6)} ms   max ${row.maxMs.toFixed(1).padStart(6)} ms   ${row.perSecond} req/s (${row.requests} requests)`);
+      }
+      const baseline = rows[0]!;
+      const overhead = rows.slice(1).map((r) => ({ name: r.name, p50Ms: +(r.p50Ms - baseline.p50Ms).toFixed(2), p99Ms: +(r.p99Ms - baseline.p99Ms).toFixed(2) }));
+      for (const o of overhead) console.log(`overhead ${o.name.padEnd(26)} p50 +${o.p50Ms.toFixed(2)} ms   p99 +${o.p99Ms.toFixed(2)} ms`);
+      const log = await ask<LogStats & { drainMs: number; pendingAtEnd: number }>(child, 'stats');
+      console.log(`request log: ${log.captured} captured, ${log.written} written in ${log.batches} batches, ${log.dropped} dropped, ${log.failed} failed; deepest buffer ${log.maxDepth}, slowest batch ${log.maxFlushMs.toFixed(1)} ms, ${log.pendingAtEnd} pending at the end (drained in ${log.drainMs} ms)`);
+      out.push({ variant: variant.name, rate: RATE, seconds: SECONDS, rows, overhead, requestLog: log });
+    } finally {
+      child.send({ type: 'stop' });
+      await new Promise((r) => child.once('exit', r));
+      await redis?.stop();
+    }
+  }
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/gateway-overhead.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, results: out }, null, 2));
+  console.log('\nwritten bench/results/gateway-overhead.json');
+}
