@@ -584,7 +584,8 @@ function mapLine(m: Mapper, raw: unknown, i: number, docDespatch: string | undef
     if (!reason && !code) {
       issues.add('MISSING_FIELD', `${path}.vatExemptionReason`, `BR-${category}-10`, `category ${category} needs vatExemptionReason and/or vatExemptionCode`);
     }
-    vatRate = '0';
+    // 'Not subject to VAT' has no rate at all (BR-O-05/BR-O-09): the API's 0 means "none" there.
+    vatRate = category === 'O' ? undefined : '0';
   } else if (vatRate === undefined) {
     if (category === 'S') issues.add('MISSING_FIELD', `${path}.vatRate`, 'BR-S-05', 'category S needs a vatRate above 0');
     else vatRate = '0';
@@ -659,7 +660,7 @@ function buildBreakdown(m: Mapper, lines: Line[]): VatBreakdown[] {
       taxableAmount: money(taxable),
       taxAmount: money(taxable.times(b.rate).div(100)),
       category: b.category,
-      rate: b.rate,
+      rate: b.category === 'O' ? undefined : b.rate,
     };
     if (!collapseToS && EXEMPT_CATEGORIES.has(b.category)) {
       const texts = new Set(b.lines.map((l) => l.vat.exemptionReason).filter(Boolean));

@@ -244,8 +244,11 @@ describe('jsonToCanonical: VAT categories and rules (a)–(d)', () => {
 
   it.each(['E', 'AE', 'K', 'G', 'O'])('category %s: rate 0, reason lifted to BG-23 and repeated on the line', (cat) => {
     const c = map({ type: 'invoice', document: doc(withDelivery, [exempt(cat, { vatExemptionCode: `VATEX-EU-${cat === 'E' ? '132' : cat}` })]) });
-    expect(c.vatBreakdown).toEqual([{ category: cat, rate: '0', taxableAmount: '100.00', taxAmount: '0.00', exemptionReason: `Reason ${cat}`, exemptionCode: `VATEX-EU-${cat === 'E' ? '132' : cat}` }]);
-    expect(c.lines[0]!.vat).toEqual({ category: cat, rate: '0', exemptionReason: `Reason ${cat}`, exemptionCode: `VATEX-EU-${cat === 'E' ? '132' : cat}` });
+    // O (not subject to VAT) has no rate at all in EN 16931 (BR-O-05/09): the API's 0 renders as none.
+    const rate = cat === 'O' ? {} : { rate: '0' };
+    expect(c.vatBreakdown).toEqual([{ category: cat, ...rate, taxableAmount: '100.00', taxAmount: '0.00', exemptionReason: `Reason ${cat}`, exemptionCode: `VATEX-EU-${cat === 'E' ? '132' : cat}` }]);
+    expect(c.lines[0]!.vat).toEqual({ category: cat, ...rate, exemptionReason: `Reason ${cat}`, exemptionCode: `VATEX-EU-${cat === 'E' ? '132' : cat}` });
+    if (cat === 'O') expect(canonicalToUbl(c)).not.toMatch(/<cbc:ID>O<\/cbc:ID><cbc:Percent>/);
     const xml = canonicalToUbl(c);
     expect(xml).toContain(`<cbc:TaxExemptionReason>Reason ${cat}</cbc:TaxExemptionReason>`);
   });

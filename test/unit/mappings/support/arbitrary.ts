@@ -58,7 +58,8 @@ function party(isSeller: boolean): fc.Arbitrary<Party> {
   }).map(strip);
 }
 
-const VAT_CATS: Array<[string, string]> = [['S', '21'], ['S', '6'], ['S', '5.5'], ['Z', '0'], ['E', '0'], ['AE', '0'], ['K', '0'], ['O', '0']];
+// O (not subject to VAT) carries no rate (BR-O-05/09).
+const VAT_CATS: Array<[string, string | undefined]> = [['S', '21'], ['S', '6'], ['S', '5.5'], ['Z', '0'], ['E', '0'], ['AE', '0'], ['K', '0'], ['O', undefined]];
 
 const lineArb = fc.record({
   cat: fc.constantFrom(...VAT_CATS),
