@@ -154,7 +154,8 @@ export class TokenVerifier {
 function verificationError(err: unknown): unknown {
   if (!(err instanceof errors.JOSEError)) {
     // The provider's JWKS could not be fetched (network), or the broker call failed: not the caller's fault.
-    if (err instanceof TypeError && err.message === 'fetch failed') return new DomainError('UPSTREAM_UNAVAILABLE', 'The identity provider\'s keys could not be fetched; retry later', { retryAfter: 5 });
+    // fetch() rejects with a TypeError of its own realm: compare by name, not instanceof.
+    if ((err as Error | null)?.name === 'TypeError' && (err as Error).message === 'fetch failed') return new DomainError('UPSTREAM_UNAVAILABLE', 'The identity provider\'s keys could not be fetched; retry later', { retryAfter: 5 });
     return err;
   }
   switch (err.code) {

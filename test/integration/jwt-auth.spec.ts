@@ -162,3 +162,32 @@ describe('machine tokens of the external provider and of the built-in issuer', (
     expect((await api(t.baseUrl, 'GET', '/v1/me', { key: a.apiKey })).body.authMethod).toBe('api_key');
   });
 });
+
+describe('an identity provider that cannot serve its keys', () => {
+  it('answers 502 UPSTREAM_ERROR when the JWKS endpoint fails, 503 UPSTREAM_UNAVAILABLE when it is unreachable: not the caller\'s fault', async () => {
+    let mode: 'error' | 'down' = 'error';
+    const broken = createServer((req, res) => {
+      if (mode === 'down') return void req.socket.destroy();
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('oops');
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    const previous = process.env.EINV_JWT_JWKS_URL;
+    process.env.EINV_JWT_JWKS_URL = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/jwks.json`;
+    const other = await startTestApp();
+    try {
+      const org = await bootstrap(other.baseUrl);
+      const token = await jwt({ _permissions: { [org.organizationId]: [] } });
+      expectEnvelope(await api(other.baseUrl, 'GET', '/v1/me', { key: token }), 502, 'UPSTREAM_ERROR');
+      mode = 'down';
+      const down = await api(other.baseUrl, 'GET', '/v1/me', { key: token });
+      expectEnvelope(down, 503, 'UPSTREAM_UNAVAILABLE');
+      expect(down.headers.get('retry-after')).toBe('5');
+      // API keys do not depend on the provider.
+      expect((await api(other.baseUrl, 'GET', '/v1/me', { key: org.apiKey })).status).toBe(200);
+    } finally {
+      process.env.EINV_JWT_JWKS_URL = previous;
+      await other.stop();
+      await new Promise((resolve) => broken.close(resolve));
+    }
+  });
+});
