@@ -14,6 +14,10 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
       path: 'services/shared/persistence/migrations',
       tableName: 'schema_migrations',
       snapshotName: '.snapshot',
+      // Only `migrate:create` writes the snapshot (from the entities). Left on, every `up` (tests, npm
+      // start) rewrites it from whatever database it migrated, which loses columns of migrations that
+      // process did not know yet and corrupts the next generated migration.
+      snapshotOnMigrate: false,
       silent: true,
       transactional: true,
       allOrNothing: true,
