@@ -1,7 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import fc from 'fast-check';
 import { canonicalToCii, canonicalToUbl, ciiToCanonical, MappingError } from '../../../../mappings/index.ts';
+import type { CanonicalInvoice, Party } from '../../../../mappings/index.ts';
+import { canonicalInvoiceArb } from '../support/arbitrary.ts';
 import { corpusFiles, xsdErrors } from '../support/corpus.ts';
+
+/**
+ * What D16B can carry of a canonical invoice: one preceding invoice (InvoiceReferencedDocument is
+ * 0..1), no card network, and party identifiers in schema order (ram:ID before ram:GlobalID).
+ */
+function ciiRepresentable(c: CanonicalInvoice): CanonicalInvoice {
+  const party = (p: Party): Party => (p.identifiers
+    ? { ...p, identifiers: [...p.identifiers.filter((i) => i.scheme === undefined), ...p.identifiers.filter((i) => i.scheme !== undefined)] }
+    : p);
+  const out: CanonicalInvoice = { ...c, seller: party(c.seller), buyer: party(c.buyer) };
+  if (c.precedingInvoices) out.precedingInvoices = c.precedingInvoices.slice(0, 1);
+  if (c.paymentInstructions?.card) {
+    const { network: _n, ...card } = c.paymentInstructions.card;
+    out.paymentInstructions = { ...c.paymentInstructions, card };
+  }
+  return out;
+}
 
 const files = corpusFiles('eInvoicing-EN16931/cii/examples');
 
@@ -33,6 +53,12 @@ describe('CII corpus: parse to canonical and re-render XSD-valid', () => {
     expect(c.issueDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(c.vatBreakdown.length).toBeGreaterThan(0);
     expect(c.seller.name).not.toBe('');
+  });
+
+  it('canonical → CII → canonical is the identity on generated invoices (within what D16B carries)', () => {
+    fc.assert(fc.property(canonicalInvoiceArb, (c) => {
+      expect(ciiToCanonical(canonicalToCii(c)).canonical).toEqual(ciiRepresentable(c));
+    }), { numRuns: 300 });
   });
 
   it('refuses a UBL root', () => {
