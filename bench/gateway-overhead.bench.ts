@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type autocannon from 'autocannon';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -81,7 +82,7 @@ async function serve(): Promise<void> {
 async function main(): Promise<void> {
   const RATE = Number(process.argv[2] ?? 200);
   const SECONDS = Number(process.argv[3] ?? 6);
-  const { default: autocannon } = await import('autocannon');
+  const { default: run } = await import('autocannon');
   const { startRedis } = await import('../test/support/servers.ts');
 
   function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
@@ -119,10 +120,10 @@ async function main(): Promise<void> {
     let n = 0;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (s.auth) headers.authorization = `Bearer ${apiKey}`;
-    const result = await autocannon({
+    const result = await run({
       url: `${base}${s.path}`, method: s.method, headers, duration, overallRate: rate, connections: 16,
       ...(s.method === 'POST' ? { body: '{}' } : {}),
-      ...(s.idempotent ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { ...headers, 'idempotency-key': `bench-${process.pid}-${Date.now()}-${n++}` } }) }] } : {}),
+      ...(s.idempotent ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...headers, 'idempotency-key': `bench-${process.pid}-${Date.now()}-${n++}` } }) }] } : {}),
     });
     const non2xx = result.non2xx + result.errors + result.timeouts;
     if (non2xx) throw new Error(`${s.name}: ${non2xx} failed requests`);
