@@ -127,6 +127,11 @@ export class TokenVerifier {
   }
 
   /** Verifies signature, issuer, audience and expiry; throws the spec's 401s (or 5xx when the provider is unreachable). */
+  /** The `iss` of a verified token when it is an external provider's, undefined for the built-in issuer. */
+  externalIssuerOf(payload: JWTPayload): string | undefined {
+    return payload.iss === this.config.builtInIssuer ? undefined : payload.iss;
+  }
+
   async verify(token: string): Promise<JWTPayload> {
     let unverified: JWTPayload;
     try {
@@ -190,12 +195,15 @@ export function verifierOf(broker: ServiceBroker): TokenVerifier {
 
 /** A JWT bearer token → the caller's Principal (called by the gateway for every non-`svc_` token). */
 export async function resolveBearerToken(ctx: Context, token: string, headers: IncomingHttpHeaders): Promise<Principal> {
-  const payload = await verifierOf(ctx.broker).verify(token);
+  const verifier = verifierOf(ctx.broker);
+  const payload = await verifier.verify(token);
+  const externalIssuer = verifier.externalIssuerOf(payload);
   const selection = selectOrganization(payload, organizationHeader(headers));
   const companyHeader = headers['x-service-company'];
   const params: ResolveTokenParams = {
     kind: selection.kind,
     subject: payload.sub!,
+    ...(externalIssuer ? { externalIssuer } : {}),
     organizationId: selection.organizationId,
     organizationIds: selection.organizationIds,
     ...(typeof payload.email === 'string' ? { email: payload.email } : {}),

@@ -145,6 +145,73 @@ export const revokeIntegration = defineAction<{ id: string }, IntegrationView>(S
   },
 });
 
+// ---------- technical accounts (memberships of the caller's organization) ----------
+
+export interface TechnicalAccountView {
+  id: string;
+  name: string;
+  /** The role of the account in the caller's organization. */
+  role: MembershipRole;
+  livemode: boolean;
+  /** The external identity provider's client, or null for an account of the built-in issuer (an integration). */
+  external: { issuer: string; subject: string } | null;
+  /** When the account became a member of the caller's organization. */
+  memberSince: string;
+}
+
+const technicalAccountResponse = {
+  type: 'object',
+  required: ['id', 'name', 'role', 'livemode', 'external', 'memberSince'],
+  properties: {
+    id: { type: 'string', examples: ['tacc_01JD7Z3V9Q1M2N3P4R5S6T7V8W'] },
+    name: { type: 'string' },
+    role: { type: 'string', enum: [...MEMBERSHIP_ROLES] },
+    livemode: { type: 'boolean' },
+    external: { type: ['object', 'null'], properties: { issuer: { type: 'string' }, subject: { type: 'string' } } },
+    memberSince: { type: 'string', format: 'date-time' },
+  },
+};
+
+export interface AddTechnicalAccountParams {
+  name: string;
+  /** The `sub` of the external identity provider's client-credentials tokens (e.g. `<client_id>@clients`). */
+  subject: string;
+  role?: MembershipRole;
+}
+export const addTechnicalAccount = defineAction<AddTechnicalAccountParams, TechnicalAccountView>(SERVICE, 'addTechnicalAccount', {
+  params: {
+    ...STRICT_REMOVE,
+    name: { type: 'string', min: 1, max: 100, trim: true },
+    subject: { type: 'string', min: 1, max: 255 },
+    role: { type: 'enum', values: [...MEMBERSHIP_ROLES], optional: true },
+  },
+  http: {
+    method: 'POST', path: '/v1/technical-accounts', access: 'platform', tag: 'Integrations', status: 201,
+    location: (a: TechnicalAccountView) => `/v1/technical-accounts/${a.id}`,
+    summary: 'Make a client of the external identity provider (its token `sub`) a member of the organization with a role (`admin` by default, or `member`); its client-credentials tokens then act here with X-Service-Organization-Id. Needs EINV_JWT_JWKS_URL; without an external provider use POST /v1/integrations.',
+    response: technicalAccountResponse,
+  },
+});
+
+export const listTechnicalAccounts = defineAction<{ limit?: number; cursor?: string }, Page<TechnicalAccountView>>(SERVICE, 'listTechnicalAccounts', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS },
+  http: { method: 'GET', path: '/v1/technical-accounts', access: 'platform', tag: 'Integrations', summary: 'Technical accounts that are members of the organization (integrations\' and external clients), with their role', response: pageSchema(technicalAccountResponse) },
+});
+
+export const updateTechnicalAccount = defineAction<{ id: string; role: MembershipRole }, TechnicalAccountView>(SERVICE, 'updateTechnicalAccount', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 }, role: { type: 'enum', values: [...MEMBERSHIP_ROLES] } },
+  http: { method: 'PATCH', path: '/v1/technical-accounts/:id', access: 'platform', tag: 'Integrations', summary: 'Change the role of a technical account in the organization', response: technicalAccountResponse },
+});
+
+export const removeTechnicalAccount = defineAction<{ id: string }, { id: string; removed: true }>(SERVICE, 'removeTechnicalAccount', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'DELETE', path: '/v1/technical-accounts/:id', access: 'platform', tag: 'Integrations',
+    summary: 'End the membership of a technical account in the organization: its tokens stop acting here at once',
+    response: { type: 'object', required: ['id', 'removed'], properties: { id: { type: 'string' }, removed: { const: true } } },
+  },
+});
+
 // ---------- token → principal (gateway only) ----------
 
 export interface ResolveTokenParams {
@@ -152,6 +219,8 @@ export interface ResolveTokenParams {
   kind: 'user' | 'machine';
   /** The token's `sub`. */
   subject: string;
+  /** The token's `iss` when it is an external identity provider's; absent for the built-in issuer. */
+  externalIssuer?: string;
   email?: string;
   /** The organization selected by the gateway (claim or header). */
   organizationId: string;
@@ -164,6 +233,7 @@ export const resolveToken = defineAction<ResolveTokenParams, Principal>(SERVICE,
   params: {
     kind: { type: 'enum', values: ['user', 'machine'] },
     subject: { type: 'string', min: 1, max: 512 },
+    externalIssuer: { type: 'string', optional: true, max: 512 },
     email: { type: 'string', optional: true, max: 320 },
     organizationId: { type: 'string', min: 1, max: 128 },
     organizationIds: { type: 'array', items: 'string', max: 1000 },

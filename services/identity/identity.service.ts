@@ -17,7 +17,7 @@ import { Integration } from './integration.entity.ts';
 import { newClientId, newClientSecret, secretMatches } from './client-secrets.ts';
 import { privateKeyOf, publishedKeys, rotate, signingKey, type KeyPolicy } from './signing-keys.ts';
 import * as contract from './identity.contract.ts';
-import type { IntegrationView } from './identity.contract.ts';
+import type { IntegrationView, TechnicalAccountView } from './identity.contract.ts';
 
 const config = loadConfig();
 const keyPolicy: KeyPolicy = {
@@ -48,6 +48,17 @@ function integrationView(row: Integration, role: MembershipRole): IntegrationVie
     audience: config.jwt.audience,
     createdAt: row.createdAt.toISOString(),
     revokedAt: row.revokedAt ? row.revokedAt.toISOString() : null,
+  };
+}
+
+function technicalAccountView(account: TechnicalAccount, membership: Membership): TechnicalAccountView {
+  return {
+    id: account.id,
+    name: account.name,
+    role: membership.role,
+    livemode: account.livemode,
+    external: account.externalIssuer && account.externalSubject ? { issuer: account.externalIssuer, subject: account.externalSubject } : null,
+    memberSince: membership.createdAt.toISOString(),
   };
 }
 
@@ -102,7 +113,7 @@ const IdentityService: ServiceSchema = {
       const role = ctx.params.role ?? 'admin';
       const secret = newClientSecret();
       const row = await emOf(ctx).transactional(async (em) => {
-        const account = em.create(TechnicalAccount, { id: newId('technicalAccount'), name: ctx.params.name, livemode: auth.livemode, disabledAt: null });
+        const account = em.create(TechnicalAccount, { id: newId('technicalAccount'), name: ctx.params.name, livemode: auth.livemode, externalIssuer: null, externalSubject: null, disabledAt: null });
         em.create(Membership, { id: newId('membership'), technicalAccount: account, organization: auth.organizationId, role });
         const integration = em.create(Integration, {
           id: newId('integration'),
@@ -157,6 +168,60 @@ const IdentityService: ServiceSchema = {
       return integrationView(row, role);
     }),
 
+    addTechnicalAccount: action(contract.addTechnicalAccount, async (ctx) => {
+      const auth = principalOf(ctx);
+      const issuer = config.jwt.issuer;
+      if (!config.jwt.jwksUrl || !issuer) {
+        throw new DomainError('INVALID_REQUEST', 'No external identity provider is configured (EINV_JWT_JWKS_URL); create an integration with POST /v1/integrations instead', {
+          details: [{ field: 'subject', rule: 'externalProvider', message: 'No external identity provider is configured' }],
+        });
+      }
+      const role = ctx.params.role ?? 'admin';
+      const { account, membership } = await emOf(ctx).transactional(async (em) => {
+        let account = await em.findOne(TechnicalAccount, { externalIssuer: issuer, externalSubject: ctx.params.subject });
+        if (account && account.livemode !== auth.livemode) {
+          throw new DomainError('INVALID_REQUEST', `Client '${ctx.params.subject}' is registered as a ${account.livemode ? 'production' : 'sandbox'} technical account; sandbox and production use separate clients`, {
+            details: [{ field: 'subject', rule: 'livemode', message: 'Registered in the other mode' }],
+          });
+        }
+        account ??= em.create(TechnicalAccount, {
+          id: newId('technicalAccount'), name: ctx.params.name, livemode: auth.livemode, externalIssuer: issuer, externalSubject: ctx.params.subject, disabledAt: null,
+        });
+        let membership = await em.findOne(Membership, { technicalAccount: account.id, organization: auth.organizationId });
+        if (membership) membership.role = role;
+        else membership = em.create(Membership, { id: newId('membership'), technicalAccount: account, organization: auth.organizationId, role });
+        await em.flush();
+        return { account, membership };
+      });
+      return technicalAccountView(account, membership);
+    }),
+
+    listTechnicalAccounts: action(contract.listTechnicalAccounts, async (ctx) => {
+      const auth = principalOf(ctx);
+      const page = readPageRequest(ctx.params);
+      const rows = await emOf(ctx).find(
+        Membership,
+        { organization: auth.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+        { orderBy: { id: 'desc' }, limit: page.limit + 1, populate: ['technicalAccount'] },
+      );
+      return toPage(rows, page, (m) => m.id, (m) => technicalAccountView(m.technicalAccount.getEntity(), m));
+    }),
+
+    updateTechnicalAccount: action(contract.updateTechnicalAccount, async (ctx) => {
+      const em = emOf(ctx);
+      const membership = await em.findOne(Membership, { technicalAccount: ctx.params.id, organization: principalOf(ctx).organizationId }, { populate: ['technicalAccount'] });
+      if (!membership) throw new DomainError('RESOURCE_NOT_FOUND', `Technical account '${ctx.params.id}' is not a member of this organization`);
+      membership.role = ctx.params.role;
+      await em.flush();
+      return technicalAccountView(membership.technicalAccount.getEntity(), membership);
+    }),
+
+    removeTechnicalAccount: action(contract.removeTechnicalAccount, async (ctx) => {
+      const removed = await emOf(ctx).nativeDelete(Membership, { technicalAccount: ctx.params.id, organization: principalOf(ctx).organizationId });
+      if (!removed) throw new DomainError('RESOURCE_NOT_FOUND', `Technical account '${ctx.params.id}' is not a member of this organization`);
+      return { id: ctx.params.id, removed: true as const };
+    }),
+
     resolveToken: action(contract.resolveToken, async (ctx) => {
       const p = ctx.params;
       const em = emOf(ctx);
@@ -165,7 +230,13 @@ const IdentityService: ServiceSchema = {
       if (p.kind === 'machine') {
         const membership = await em.findOne(
           Membership,
-          { technicalAccount: { id: p.subject, disabledAt: null }, organization: p.organizationId },
+          {
+            // A token names its account within its issuer only: an external provider cannot speak for a built-in account.
+            technicalAccount: p.externalIssuer
+              ? { externalIssuer: p.externalIssuer, externalSubject: p.subject, disabledAt: null }
+              : { id: p.subject, externalIssuer: null, disabledAt: null },
+            organization: p.organizationId,
+          },
           { populate: ['technicalAccount'] },
         );
         if (!membership) throw noAccess(p.organizationId);

@@ -163,6 +163,56 @@ describe('machine tokens of the external provider and of the built-in issuer', (
   });
 });
 
+describe('technical accounts of the external provider', () => {
+  it('registered with a role, its machine tokens act in that organization only; role changes and removal apply at once', async () => {
+    const a = await bootstrap(t.baseUrl);
+    const b = await bootstrap(t.baseUrl);
+    const subject = 'm2m-sync@clients';
+    const machine = await jwt({ _permissions: {}, gty: 'client-credentials' }, { sub: subject });
+    const inA = { 'x-service-organization-id': a.organizationId };
+    const inB = { 'x-service-organization-id': b.organizationId };
+
+    const added = await api(t.baseUrl, 'POST', '/v1/technical-accounts', { key: a.apiKey, body: { name: 'Auth0 sync', subject, role: 'member' } });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ id: expect.stringMatching(/^tacc_/), name: 'Auth0 sync', role: 'member', livemode: false, external: { issuer: ISSUER, subject } });
+    expect(added.headers.get('location')).toBe(`/v1/technical-accounts/${added.body.id}`);
+
+    const me = await api(t.baseUrl, 'GET', '/v1/me', { key: machine, headers: inA });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ authMethod: 'client_credentials', userId: subject, organizationId: a.organizationId, isTestMode: true });
+    expect(me.body.scopes).not.toContain('platform');
+    expect((await api(t.baseUrl, 'GET', '/v1/companies', { key: machine, headers: inA })).body.data.map((c: { id: string }) => c.id)).toEqual([a.company.id]);
+    const foreign = await api(t.baseUrl, 'GET', '/v1/me', { key: machine, headers: inB });
+    expect(foreign.body.error.message).toBe(`Token does not grant access to organization '${b.organizationId}'. Available: none.`);
+
+    const promoted = await api(t.baseUrl, 'PATCH', `/v1/technical-accounts/${added.body.id}`, { key: a.apiKey, body: { role: 'admin' } });
+    expect(promoted.body.role).toBe('admin');
+    expect((await api(t.baseUrl, 'GET', '/v1/me', { key: machine, headers: inA })).body.scopes).toEqual(['*']);
+
+    // Organization B makes the same client a member too: one account, two memberships.
+    const inBAdded = await api(t.baseUrl, 'POST', '/v1/technical-accounts', { key: b.apiKey, body: { name: 'Auth0 sync', subject } });
+    expect(inBAdded.body.id).toBe(added.body.id);
+    expect((await api(t.baseUrl, 'GET', '/v1/me', { key: machine, headers: inB })).status).toBe(200);
+
+    const listed = await api(t.baseUrl, 'GET', '/v1/technical-accounts', { key: a.apiKey });
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: added.body.id, role: 'admin' })]);
+
+    expect((await api(t.baseUrl, 'DELETE', `/v1/technical-accounts/${added.body.id}`, { key: a.apiKey })).body).toEqual({ id: added.body.id, removed: true });
+    expectEnvelope(await api(t.baseUrl, 'GET', '/v1/me', { key: machine, headers: inA }), 403, 'ORGANIZATION_FORBIDDEN');
+    expect((await api(t.baseUrl, 'GET', '/v1/me', { key: machine, headers: inB })).status).toBe(200);
+    expectEnvelope(await api(t.baseUrl, 'DELETE', `/v1/technical-accounts/${added.body.id}`, { key: a.apiKey }), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('an external token cannot speak for a built-in issuer\'s account (accounts are bound to their issuer)', async () => {
+    const a = await bootstrap(t.baseUrl);
+    const integration = await api(t.baseUrl, 'POST', '/v1/integrations', { key: a.apiKey, body: { name: 'built-in' } });
+    const impostor = await jwt({ _permissions: {}, gty: 'client-credentials' }, { sub: integration.body.technicalAccountId });
+    const res = await api(t.baseUrl, 'GET', '/v1/me', { key: impostor, headers: { 'x-service-organization-id': a.organizationId } });
+    expectEnvelope(res, 403, 'ORGANIZATION_FORBIDDEN');
+    expect(res.body.error.message).toBe(`Token does not grant access to organization '${a.organizationId}'. Available: none.`);
+  });
+});
+
 describe('an identity provider that cannot serve its keys', () => {
   it('answers 502 UPSTREAM_ERROR when the JWKS endpoint fails, 503 UPSTREAM_UNAVAILABLE when it is unreachable: not the caller\'s fault', async () => {
     let mode: 'error' | 'down' = 'error';

@@ -116,6 +116,18 @@ describe('integrations and the token endpoint', () => {
   });
 });
 
+describe('technical accounts without an external provider', () => {
+  it('lists the integrations\' accounts as members; registering an external client is refused (no provider configured)', async () => {
+    const org = await bootstrap(t.baseUrl);
+    const i = await integration(org.apiKey, { name: 'erp', role: 'member' });
+    const listed = await api(t.baseUrl, 'GET', '/v1/technical-accounts', { key: org.apiKey });
+    expect(listed.body.data).toEqual([{ id: i.technicalAccountId, name: 'erp', role: 'member', livemode: false, external: null, memberSince: expect.any(String) }]);
+    const refused = await api(t.baseUrl, 'POST', '/v1/technical-accounts', { key: org.apiKey, body: { name: 'x', subject: 'abc@clients' } });
+    expectEnvelope(refused, 400, 'INVALID_REQUEST');
+    expect(refused.body.error.message).toMatch(/No external identity provider/);
+  });
+});
+
 describe('calling the API with a machine token', () => {
   it('needs the organization header: 403 "No organization found in token" without it, the literal membership 403 for another organization', async () => {
     const org = await bootstrap(t.baseUrl);
