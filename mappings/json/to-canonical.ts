@@ -318,20 +318,17 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
         if (role === 'seller') sellerJson = overlay(sellerJson);
         else if (role === 'buyer') buyerJson = overlay(buyerJson);
         else if (role === 'payee') payeeJson = p;
-        extraParties.push(compact<ExtraParty>({ role, id: text(p.id), name: text(p.name), vatId: m.vat(`${path}.vatNumber`, p.vatNumber), initiator: typeof p.initiator === 'boolean' ? p.initiator : undefined }));
+        // Seller/buyer VAT numbers are checked once, on the party they override.
+        const vatId = role === 'seller' || role === 'buyer' ? text(p.vatNumber) : m.vat(`${path}.vatNumber`, p.vatNumber);
+        extraParties.push(compact<ExtraParty>({ role, id: text(p.id), name: text(p.name), vatId, initiator: typeof p.initiator === 'boolean' ? p.initiator : undefined }));
       });
     }
   }
   const requireParties = isBilling;
-  let seller = m.party('document.seller', sellerJson, 'seller', requireParties);
-  let buyer = m.party('document.buyer', buyerJson, 'buyer', requireParties);
-  if (swapRoles) {
-    // Self-billing: the caller (stated as seller) is the buyer who issues the invoice for its supplier.
-    const callerAsBuyer = m.party('document.seller', sellerJson, 'buyer', requireParties);
-    const supplierAsSeller = m.party('document.buyer', buyerJson, 'seller', requireParties);
-    seller = supplierAsSeller;
-    buyer = callerAsBuyer;
-  }
+  // Self-billing: the caller (stated as seller) is the buyer who issues the invoice for its supplier.
+  const sellerSource = swapRoles ? buyerJson : sellerJson;
+  const seller = swapRoles ? m.party('document.buyer', buyerJson, 'seller', requireParties) : m.party('document.seller', sellerJson, 'seller', requireParties);
+  const buyer = swapRoles ? m.party('document.seller', sellerJson, 'buyer', requireParties) : m.party('document.buyer', buyerJson, 'buyer', requireParties);
   // The envelope's Peppol ids are the parties' electronic addresses (BT-34/BT-49) unless the party
   // states its own: `to` is the counterpart (the supplier when self-billing), `from` the caller.
   const toId = typeof env.to === 'string' ? parsePeppolId(env.to) : undefined;
@@ -365,7 +362,7 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
   // when the seller has no VAT number.
   const franchise = lines.some((l) => l.vat.exemptionCode === 'VATEX-FR-FRANCHISE');
   if (franchise && seller && !seller.vatId) {
-    const sj = isObject(sellerJson) ? sellerJson : {};
+    const sj = isObject(sellerSource) ? sellerSource : {};
     const siren = text(sj.siren) ?? (text(sj.siret)?.slice(0, 9)) ?? (seller.legalRegistration?.scheme === '0002' ? seller.legalRegistration.value : undefined);
     if (!siren) {
       issues.add('MISSING_FIELD', 'document.seller.siren', 'BR-FR-CO-16', 'a French franchise seller without a VAT number needs its SIREN (BT-32)');

@@ -106,6 +106,11 @@ describe('jsonToCanonical: document types and subtypes', () => {
     expect(c.kind).toBe(kind);
   });
 
+  it('selfBilled reports a bad VAT number once, on the field the caller sent', () => {
+    const e = failure({ type: 'invoice', selfBilled: true, document: doc({ buyer: { ...buyer, vatNumber: 'fr40303265045' } }) });
+    expect(e.details).toEqual([expect.objectContaining({ field: 'document.buyer.vatNumber', rule: 'pattern' })]);
+  });
+
   it('selfBilled swaps seller and buyer; SELF_BILLED_INVOICE only tags', () => {
     const swapped = map({ type: 'invoice', selfBilled: true, document: doc() });
     expect(swapped.seller.name).toBe('Client SA');
