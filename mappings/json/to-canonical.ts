@@ -364,10 +364,11 @@ export function jsonToCanonical(envelope: unknown, options: JsonToCanonicalOptio
   if (franchise && seller && !seller.vatId) {
     const sj = isObject(sellerSource) ? sellerSource : {};
     const siren = text(sj.siren) ?? (text(sj.siret)?.slice(0, 9)) ?? (seller.legalRegistration?.scheme === '0002' ? seller.legalRegistration.value : undefined);
+    const sirenPath = `${swapRoles ? 'document.buyer' : 'document.seller'}.siren`;
     if (!siren) {
-      issues.add('MISSING_FIELD', 'document.seller.siren', 'BR-FR-CO-16', 'a French franchise seller without a VAT number needs its SIREN (BT-32)');
+      issues.add('MISSING_FIELD', sirenPath, 'BR-FR-CO-16', 'a French franchise seller without a VAT number needs its SIREN (BT-32)');
     } else if (!/^\d{9}$/.test(siren)) {
-      issues.add('INVALID_REQUEST', 'document.seller.siren', 'siren', 'SIREN must be 9 digits');
+      issues.add('INVALID_REQUEST', sirenPath, 'siren', 'SIREN must be 9 digits');
     } else if (hasSlot(template, 'BT-32')) seller.taxRegistrationId = siren;
   }
 
