@@ -26,3 +26,8 @@ export { extractHybridPdf, readXmpFacturX } from './factur-x/extract.ts';
 export type { HybridPdf, HybridProfile, HybridFlavour, XmpFacturX } from './factur-x/extract.ts';
 export { parseRecipient, ROUTING_PREFIXES } from './addressing/recipient.ts';
 export type { ParsedRecipient, RecipientRouting, RecipientEcho } from './addressing/recipient.ts';
+export { detectUbl } from './ubl-2.1/detect.ts';
+export { detectCii } from './cii-d16b/detect.ts';
+export { detectPdf } from './factur-x/detect.ts';
+export { TRANSLATORS, translatorFor, ubl21, ciiD16b } from './translators.ts';
+export type { Translator } from './translators.ts';

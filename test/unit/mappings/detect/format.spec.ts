@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { correctContentType, detectFormat, ingestAuto, rawDeposit, MappingError } from '../../../../mappings/index.ts';
+import { correctContentType, detectFormat, detectCii, detectPdf, detectUbl, ingestAuto, rawDeposit, translatorFor, MappingError } from '../../../../mappings/index.ts';
 import { CORPUS } from '../support/corpus.ts';
 
 const ubl = readFileSync(join(CORPUS, 'peppol-bis-invoice-3/rules/examples/base-example.xml'));
@@ -41,6 +41,25 @@ describe('detectFormat (format=auto)', () => {
     expect(detectFormat(le)).toMatchObject({ format: 'ubl', ublDocument: 'CreditNote' });
     const be = Buffer.from(le.subarray(2)).swap16();
     expect(detectFormat(Buffer.concat([Buffer.from([0xfe, 0xff]), be])).format).toBe('ubl');
+  });
+});
+
+describe('translator detect / toCanonical / fromCanonical', () => {
+  it('each translator recognises its own syntax only and round-trips through canonical', () => {
+    expect(detectUbl(ubl)).toBe('Invoice');
+    expect(detectUbl(ublCn)).toBe('CreditNote');
+    expect(detectUbl(cii)).toBeUndefined();
+    expect(detectCii(cii)).toBe(true);
+    expect(detectCii(ubl)).toBe(false);
+    expect(detectPdf(pdf)).toBe(true);
+    expect(detectPdf(ubl)).toBe(false);
+    for (const bytes of [ubl, ublCn, cii]) {
+      const t = translatorFor(bytes)!;
+      const c = t.toCanonical(bytes).canonical;
+      expect(t.detect(t.fromCanonical(c))).toBe(true);
+      expect(t.toCanonical(t.fromCanonical(c)).canonical).toEqual(c);
+    }
+    expect(translatorFor(pdf)).toBeUndefined();
   });
 });
 
