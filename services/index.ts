@@ -8,6 +8,8 @@ import TenancyService from './tenancy/tenancy.service.ts';
 import SandboxService from './sandbox/sandbox.service.ts';
 import HealthService from './health/health.service.ts';
 import ValidationService from './validation/validation.service.ts';
+import DocumentsService from './documents/documents.service.ts';
+import SandboxNetworkAdapter from './adapters/sandbox-network.service.ts';
 import RequestsService from './requests/requests.service.ts';
 import IdempotencyService from './idempotency/idempotency.service.ts';
 import LimitsService from './limits/limits.service.ts';
@@ -31,6 +33,10 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   // Health reads the database when one is attached to its process, to report it in readiness.
   health: { schema: HealthService, database: true },
   validation: { schema: ValidationService, database: false },
+  // Send, receive, search, lifecycle; delivery runs on the scheduler and goes through adapter.* services.
+  documents: { schema: DocumentsService, database: true },
+  // Connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
+  'adapter.sandbox-network': { schema: SandboxNetworkAdapter, database: false },
   requests: { schema: RequestsService, database: true },
   idempotency: { schema: IdempotencyService, database: true },
   limits: { schema: LimitsService, database: true },

@@ -17,7 +17,7 @@ import { readBody } from './http-body.ts';
 import { formatError, formatOAuthError, ERROR_TABLE } from './error-formatter.ts';
 import { resolveBearerToken } from './credentials.ts';
 import { applyDeprecationHeaders } from './deprecation.ts';
-import { compileChecker, requestParams, type ParamsChecker } from './request-validation.ts';
+import { compileChecker, rawDepositParams, requestParams, type ParamsChecker } from './request-validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { HTTP_CONTRACTS } from './routes.ts';
 import { IpLimiter } from './ip-limiter.ts';
@@ -223,7 +223,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         }
       }
       const pathParams = Object.fromEntries(Object.entries(req.$params).filter(([k]) => binding.path.includes(`:${k}`)));
-      const params = requestParams(alias.method, req.query ?? {}, req.body, pathParams);
+      const params = binding.rawBody && req.$rawBody && req.body === undefined
+        ? rawDepositParams(req.query ?? {}, req.$rawBody, req.headers['content-type'], pathParams)
+        : requestParams(alias.method, req.query ?? {}, req.body, pathParams);
       alias.check(params);
       req.$params = params;
       await this.guarantees.afterValidation(ctx, req as unknown as GuardedRequest, _res, binding);

@@ -35,6 +35,19 @@ export function compileChecker(contract: ActionContract<unknown, unknown>): Para
 }
 
 /**
+ * Params of a raw-body deposit (a route with `rawBody`, a body that is not JSON): the query string
+ * (`format` defaults to raw), and the bytes as `file` with the declared content type (`contentType`
+ * query parameter first, else the Content-Type header) and `filename`. Path parameters win.
+ */
+export function rawDepositParams(query: Record<string, unknown>, raw: Buffer, contentType: string | undefined, pathParams: Record<string, unknown>): Record<string, unknown> {
+  const file: Record<string, unknown> = { content: raw.toString('base64') };
+  const declared = typeof query.contentType === 'string' && query.contentType ? query.contentType : contentType;
+  if (declared) file.contentType = declared;
+  if (typeof query.filename === 'string' && query.filename) file.filename = query.filename;
+  return { format: 'raw', ...query, file, ...pathParams };
+}
+
+/**
  * Builds an action's params from the request: path parameters always; the query string for
  * reads; the JSON body (which must be an object) for writes. Path parameters win, so a body can
  * never redirect a call to another resource.

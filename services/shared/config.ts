@@ -53,6 +53,8 @@ export interface AppConfig {
   services: string[] | undefined;
   /** Outbox dispatcher, scheduler and webhook delivery (services/events, services/webhooks). */
   events: EventsConfig;
+  /** Document delivery (services/documents). */
+  documents: { deliveryRetryMs: number };
   /** Public base URL used in docUrl links and the OpenAPI `servers` entry. */
   publicUrl: string;
   docsUrl: string;
@@ -131,6 +133,10 @@ export function loadConfig(): AppConfig {
       dispatcherBatch: int('EINV_DISPATCHER_BATCH', 200),
       webhookTimeoutMs: int('EINV_WEBHOOK_TIMEOUT_MS', 20_000),
       webhookBatch: int('EINV_WEBHOOK_BATCH', 100),
+    },
+    documents: {
+      // First re-send after a transport failure; each next one waits twice as long (5 re-sends).
+      deliveryRetryMs: int('EINV_DELIVERY_RETRY_MS', 30_000),
     },
     publicUrl,
     docsUrl: str('EINV_DOCS_URL') ?? `${publicUrl}/docs/errors`,

@@ -56,6 +56,11 @@ export interface HttpBinding {
   /** For 201 answers: the `Location` of what was created, from the result. */
   location?: (result: never) => string;
   response: JsonSchema;
+  /**
+   * A body that is not JSON is a file deposit: the action gets the query parameters plus
+   * `file: {content (base64), contentType, filename}` (from the Content-Type header and `filename`).
+   */
+  rawBody?: boolean;
   /** The operation sends documents: each call counts against the organization's monthly document quota (429 QUOTA_EXCEEDED; none in sandbox). */
   consumesDocumentQuota?: boolean;
   /** A POST without Idempotency-Key gets a key derived from its payload (the spec's rule for sends). */

@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   technicalAccount: 'tacc',
   membership: 'mbr',
   signingKey: 'sig',
+  file: 'file',
+  note: 'note',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -1,0 +1,129 @@
+/**
+ * The sandbox network: test keys deliver between sandbox companies of any organization on this
+ * platform, and a few reserved participants play deterministic failure scenarios (README.md).
+ * Written against the connector SDK only; stateless (scenario state travels in the message id
+ * and the attempt number), so any number of replicas can run it.
+ */
+import { CONNECTOR_API_VERSION, type CheckResult, type Connector, type ConnectorHost, type OutboundMessage, type SendResult, type StatusResult } from '../sdk/index.ts';
+
+export const SANDBOX_DOCUMENT_TYPES = [
+  'invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt',
+] as const;
+
+/** Reserved participants of the sandbox network (scheme 9999 is not an ICD anybody registers). */
+export const SCENARIOS = {
+  unknown: '9999:sandbox-unknown',
+  cannotReceive: '9999:sandbox-cannot-receive',
+  invoiceOnly: '9999:sandbox-invoice-only',
+  apReject: '9999:sandbox-ap-reject',
+  transient: '9999:sandbox-transient',
+  /** `9999:sandbox-transient-<n>`: fails n attempts (1–5), then delivered. */
+  transientThenDelivered: (n: number) => `9999:sandbox-transient-${n}`,
+  /** `9999:sandbox-delay-<s>`: accepted, final delivery confirmed after s seconds (1–3600). */
+  delayed: (seconds: number) => `9999:sandbox-delay-${seconds}`,
+} as const;
+
+type Scenario =
+  | { kind: 'unknown' }
+  | { kind: 'accepts'; types: readonly string[] }
+  | { kind: 'ap-reject' }
+  | { kind: 'transient'; failures: number }
+  | { kind: 'delay'; seconds: number };
+
+function scenarioOf(peppolId: string | undefined): Scenario | undefined {
+  if (!peppolId) return undefined;
+  const id = peppolId.toLowerCase();
+  if (!id.startsWith('9999:sandbox-')) return undefined;
+  const name = id.slice('9999:sandbox-'.length);
+  if (name === 'cannot-receive') return { kind: 'accepts', types: [] };
+  if (name === 'invoice-only') return { kind: 'accepts', types: ['invoice'] };
+  if (name === 'ap-reject') return { kind: 'ap-reject' };
+  if (name === 'transient') return { kind: 'transient', failures: Number.POSITIVE_INFINITY };
+  let m = /^transient-([1-5])$/.exec(name);
+  if (m) return { kind: 'transient', failures: Number(m[1]) };
+  m = /^delay-(\d{1,4})$/.exec(name);
+  if (m && Number(m[1]) >= 1 && Number(m[1]) <= 3600) return { kind: 'delay', seconds: Number(m[1]) };
+  return { kind: 'unknown' };
+}
+
+const DELAY_PREFIX = 'sbx-delay:';
+
+export const sandboxNetworkConnector: Connector = {
+  manifest: {
+    id: 'sandbox-network',
+    apiVersion: CONNECTOR_API_VERSION,
+    name: 'Sandbox network',
+    description: 'Delivers between sandbox companies of every organization on this platform; reserved participants 9999:sandbox-* play failure scenarios',
+    countries: ['*'],
+    documentTypes: SANDBOX_DOCUMENT_TYPES,
+    mode: 'test',
+    capabilities: { check: true, send: true, status: true, receive: true },
+  },
+
+  async check(req, host): Promise<CheckResult> {
+    const scenario = scenarioOf(req.recipient.peppolId);
+    if (scenario) {
+      if (scenario.kind === 'unknown') return { known: false, canReceive: false, documentTypes: [] };
+      const types = scenario.kind === 'accepts' ? [...scenario.types] : [...SANDBOX_DOCUMENT_TYPES];
+      return { known: true, canReceive: types.includes(req.documentType), documentTypes: types, peppolId: req.recipient.peppolId!, name: `Sandbox scenario ${req.recipient.peppolId}` };
+    }
+    const entry = await host.directory.lookup(req.recipient);
+    if (!entry) return { known: false, canReceive: false, documentTypes: [] };
+    return {
+      known: true,
+      canReceive: entry.documentTypes.includes(req.documentType),
+      documentTypes: entry.documentTypes,
+      ...(entry.peppolId ? { peppolId: entry.peppolId } : {}),
+      name: entry.name,
+      country: entry.country,
+    };
+  },
+
+  async send(msg, host): Promise<SendResult> {
+    const scenario = scenarioOf(msg.recipient.peppolId);
+    if (scenario) {
+      switch (scenario.kind) {
+        case 'ap-reject':
+          return { outcome: 'rejected', errorCode: 'AP_REJECTED', errorMessage: `The recipient access point of ${msg.recipient.peppolId} rejected the payload (sandbox scenario)` };
+        case 'transient':
+          if (msg.attempt <= scenario.failures) return { outcome: 'transient', errorMessage: `Connection to the access point of ${msg.recipient.peppolId} was reset (sandbox scenario, attempt ${msg.attempt})` };
+          return { outcome: 'delivered', messageId: `sbx:${msg.documentId}` };
+        case 'delay': {
+          const due = host.now().getTime() + scenario.seconds * 1000;
+          return { outcome: 'accepted', messageId: `${DELAY_PREFIX}${msg.documentId}:${due}`, checkAfterMs: scenario.seconds * 1000 };
+        }
+        case 'accepts':
+          // A virtual participant that accepts the type: a sink, delivered at once.
+          return { outcome: 'delivered', messageId: `sbx:${msg.documentId}` };
+        case 'unknown':
+          return { outcome: 'rejected', errorCode: 'AP_REJECTED', errorMessage: `${msg.recipient.peppolId} is not registered on the sandbox network` };
+      }
+    }
+    const { documentId } = await sandboxNetworkConnector.receive(msg, host);
+    return { outcome: 'delivered', messageId: `sbx:${msg.documentId}`, localDocumentId: documentId };
+  },
+
+  async status(messageId, host): Promise<StatusResult> {
+    if (messageId.startsWith(DELAY_PREFIX)) {
+      const due = Number(messageId.split(':').at(-1));
+      const left = due - host.now().getTime();
+      return left <= 0 ? { outcome: 'delivered' } : { outcome: 'pending', checkAfterMs: left };
+    }
+    return { outcome: 'delivered' };
+  },
+
+  async receive(msg: OutboundMessage, host: ConnectorHost) {
+    const entry = await host.directory.lookup(msg.recipient);
+    if (!entry) throw new Error(`sandbox-network: ${msg.recipient.peppolId ?? msg.recipient.companyId} is not a sandbox participant`);
+    return host.inbox.deliver({
+      messageId: msg.documentId,
+      type: msg.type,
+      number: msg.number,
+      sender: { peppolId: msg.sender.peppolId, name: msg.sender.name, organizationId: msg.sender.organizationId, companyId: msg.sender.companyId },
+      recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
+      payload: msg.payload,
+    });
+  },
+};
+
+export default sandboxNetworkConnector;

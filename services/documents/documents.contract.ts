@@ -1,0 +1,309 @@
+/**
+ * documents: send (every type and format, raw-body deposits), batch, list, get and the three
+ * representations, search, the French lifecycle and document actions; internal actions the
+ * connectors' host uses (directory lookup, inbox).
+ */
+import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
+import type { DirectoryEntry, InboundDocument, Participant } from '../../adapters/sdk/index.ts';
+
+const SERVICE = 'documents';
+
+export const DOCUMENT_TYPES = ['invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt', 'event'] as const;
+export const SEND_FORMATS = ['json', 'ubl-xml', 'cii-xml', 'auto', 'raw'] as const;
+export const DOCUMENT_ACTIONS = ['link', 'add-note', 'mark-read', 'mark-unread', 'archive', 'unarchive'] as const;
+
+export interface SendParams {
+  type: string;
+  documentSubtype?: string | number;
+  selfBilled?: boolean;
+  format: string;
+  from?: string;
+  to?: string;
+  document?: Record<string, unknown>;
+  xml?: string;
+  file?: { content: string; contentType?: string; filename?: string };
+  metadata?: Record<string, unknown>;
+  /** Raw-body deposit form (query parameters). */
+  contentType?: string;
+  filename?: string;
+}
+
+export interface DocumentView {
+  id: string;
+  type: string;
+  documentSubtype: string | null;
+  direction: 'outgoing' | 'incoming';
+  format: string;
+  status: string;
+  lifecycleCode: string | null;
+  deliveryStatus: string;
+  companyId: string;
+  number: string | null;
+  issueDate: string | null;
+  dueDate: string | null;
+  currency: string | null;
+  totalAmount: number | null;
+  from: { peppolId: string | null; name: string | null };
+  to: Record<string, string | null>;
+  errorCode: string | null;
+  errorMessage: string | null;
+  sentAt: string | null;
+  deliveredAt: string | null;
+  read: boolean;
+  archived: boolean;
+  notes: Array<{ id: string; text: string; at: string }>;
+  relatedDocumentIds: string[];
+  metadata: Record<string, unknown> | null;
+  fileId?: string;
+  storedFormat?: string;
+  links: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+export const documentSchema = {
+  type: 'object',
+  required: ['id', 'type', 'direction', 'status', 'deliveryStatus', 'to'],
+  properties: {
+    id: { type: 'string', examples: ['doc_01JD7Z3V9Q1M2N3P4R5S6T7V8W'] },
+    type: { type: 'string', enum: [...DOCUMENT_TYPES] },
+    documentSubtype: nullable('string'),
+    direction: { type: 'string', enum: ['outgoing', 'incoming'] },
+    format: { type: 'string', enum: [...SEND_FORMATS] },
+    status: { type: 'string', description: 'API lifecycle status: sent, received, under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits' },
+    lifecycleCode: { ...nullable('string'), description: 'Current French lifecycle code (200–213)' },
+    deliveryStatus: { type: 'string', enum: ['pending', 'delivered', 'failed', 'stored', 'received'] },
+    companyId: { type: 'string' },
+    number: nullable('string'),
+    issueDate: nullable('string'),
+    dueDate: nullable('string'),
+    currency: nullable('string'),
+    totalAmount: nullable('number'),
+    from: { type: 'object', properties: { peppolId: nullable('string'), name: nullable('string') } },
+    to: { type: 'object', description: 'Recipient echo: peppolId, addressingIdentifier, addressingSuffix, companyId, name' },
+    errorCode: { ...nullable('string'), description: 'AP_REJECTED, TRANSPORT_FAILURE or SBDH_ERROR when delivery failed' },
+    errorMessage: nullable('string'),
+    sentAt: { ...nullable('string'), format: 'date-time' },
+    deliveredAt: { ...nullable('string'), format: 'date-time' },
+    read: { type: 'boolean' },
+    archived: { type: 'boolean' },
+    notes: { type: 'array', items: { type: 'object' } },
+    relatedDocumentIds: { type: 'array', items: { type: 'string' } },
+    metadata: nullable('object'),
+    fileId: { type: 'string', description: 'Raw uploads: the stored file' },
+    storedFormat: { type: 'string', description: 'Raw uploads: gzip, zip, pdf, xml or raw' },
+    links: { type: 'object', description: 'Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle', additionalProperties: { type: 'string' } },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const envelopeParams = {
+  type: { type: 'enum', values: [...DOCUMENT_TYPES] },
+  documentSubtype: { type: 'multi', optional: true, rules: [{ type: 'string', max: 64 }, { type: 'number', integer: true }] },
+  selfBilled: { type: 'boolean', optional: true, convert: true },
+  format: { type: 'enum', values: [...SEND_FORMATS] },
+  from: { type: 'string', optional: true, min: 1, max: 255 },
+  to: { type: 'string', optional: true, min: 1, max: 255 },
+  document: { type: 'object', optional: true },
+  xml: { type: 'string', optional: true, min: 1 },
+  file: { type: 'object', optional: true, props: { content: { type: 'string', min: 1 }, contentType: { type: 'string', optional: true, max: 255 }, filename: { type: 'string', optional: true, max: 255 } } },
+  metadata: { type: 'object', optional: true },
+  contentType: { type: 'string', optional: true, max: 255 },
+  filename: { type: 'string', optional: true, max: 255 },
+} as const;
+
+export const send = defineAction<SendParams, DocumentView>(SERVICE, 'send', {
+  params: { ...STRICT_REMOVE, ...envelopeParams },
+  http: {
+    method: 'POST', path: '/v1/documents/send', access: 'send', company: 'required', status: 201, tag: 'Documents',
+    rawBody: true, idempotencyKeyFromPayload: true, consumesDocumentQuota: true,
+    location: (r: DocumentView) => `/v1/documents/${r.id}`,
+    summary: 'Send a document (json, ubl-xml, cii-xml, auto, raw). A non-JSON body is a raw-body deposit: the file itself, with `format` (default raw), `type`, `to`, `contentType` and `filename` as query parameters',
+    response: documentSchema,
+  },
+});
+
+export interface BatchItemResult {
+  index: number;
+  status: 'created' | 'failed';
+  document: DocumentView | null;
+  error: { code: string; message: string; details: unknown[] } | null;
+}
+
+export const sendBatch = defineAction<{ documents: SendParams[] }, { results: BatchItemResult[] }>(SERVICE, 'sendBatch', {
+  params: { ...STRICT_REMOVE, documents: { type: 'array', min: 1, max: 100, items: { type: 'object' } } },
+  http: {
+    method: 'POST', path: '/v1/documents/send/batch', access: 'send', company: 'required', tag: 'Documents',
+    summary: 'Send up to 100 documents; each item is atomic on its own, results come in input order',
+    response: {
+      type: 'object', required: ['results'],
+      properties: { results: { type: 'array', items: { type: 'object', required: ['index', 'status', 'document', 'error'], properties: { index: { type: 'integer' }, status: { type: 'string', enum: ['created', 'failed'] }, document: { oneOf: [documentSchema, { type: 'null' }] }, error: { type: ['object', 'null'] } } } } },
+    },
+  },
+});
+
+export interface ListParams {
+  companyId?: string;
+  type?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+  amountMin?: number;
+  amountMax?: number;
+  search?: string;
+  direction?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export const list = defineAction<ListParams, Page<DocumentView>>(SERVICE, 'list', {
+  params: {
+    ...STRICT_REMOVE, ...PAGE_PARAMS,
+    companyId: { type: 'string', optional: true, max: 64 },
+    type: { type: 'enum', optional: true, values: [...DOCUMENT_TYPES] },
+    status: { type: 'string', optional: true, max: 32 },
+    direction: { type: 'enum', optional: true, values: ['outgoing', 'incoming'] },
+    from: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/, messages: { stringPattern: "The 'from' field must be a date YYYY-MM-DD." } },
+    to: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/, messages: { stringPattern: "The 'to' field must be a date YYYY-MM-DD." } },
+    amountMin: { type: 'number', optional: true, convert: true },
+    amountMax: { type: 'number', optional: true, convert: true },
+    search: { type: 'string', optional: true, max: 512 },
+  },
+  http: {
+    method: 'GET', path: '/v1/documents', access: 'documents.read', tag: 'Documents',
+    summary: 'List documents, newest first; filters companyId, type, status, direction, from/to (issue date), amountMin/amountMax (total); `search` is accepted and ignored',
+    response: pageSchema(documentSchema),
+  },
+});
+
+export const get = defineAction<{ id: string }, DocumentView>(SERVICE, 'get', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'GET', path: '/v1/documents/:id', access: 'documents.read', tag: 'Documents',
+    summary: 'One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)',
+    response: documentSchema,
+  },
+});
+
+const representation = (name: 'original' | 'xml' | 'json' | 'pdf', summary: string, mediaType: string) =>
+  defineAction<{ id: string }, Buffer | string | Record<string, unknown>>(SERVICE, `${name}Representation`, {
+    params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+    http: {
+      method: 'GET', path: `/v1/documents/:id/${name}`, access: 'documents.read', tag: 'Documents', summary,
+      response: { description: mediaType, ...(name === 'json' ? { type: 'object' } : { type: 'string', contentMediaType: mediaType }) },
+    },
+  });
+
+export const originalRepresentation = representation('original', 'The original artefact, byte for byte, with its content type (the legal record)', 'application/octet-stream');
+export const xmlRepresentation = representation('xml', 'The structured XML (UBL 2.1 or CII D16B)', 'application/xml');
+export const jsonRepresentation = representation('json', 'The normalised JSON (canonical EN 16931 model, or the structured body of a non-billing document)', 'application/json');
+export const pdfRepresentation = representation('pdf', 'The PDF of a hybrid (Factur-X / ZUGFeRD) document', 'application/pdf');
+
+export interface SearchParams {
+  query?: string;
+  filters?: Record<string, unknown>;
+  sort?: unknown;
+  limit?: number;
+  cursor?: string;
+}
+
+export const search = defineAction<SearchParams, Page<DocumentView>>(SERVICE, 'search', {
+  params: {
+    ...STRICT_REMOVE,
+    query: { type: 'string', optional: true, max: 512 },
+    filters: { type: 'object', optional: true },
+    sort: { type: 'any', optional: true },
+    limit: { type: 'number', integer: true, min: 1, max: 100, optional: true, convert: true },
+    cursor: { type: 'multi', optional: true, rules: [{ type: 'string', max: 2048 }, { type: 'number', integer: true }] },
+  },
+  http: {
+    method: 'POST', path: '/v1/documents/search', access: 'documents.search', tag: 'Documents',
+    summary: 'Search documents: `query` (text over number and party names), `filters` (predicate tree: $and/$or to any depth; $eq $ne $lt $lte $gt $gte $contains $notContains $in $notIn $null $notNull; bare scalar = $eq, bare array = $in; companyId only $eq), `sort` (map, field:dir string or a list of both), cursor pages',
+    response: pageSchema(documentSchema),
+  },
+});
+
+export interface LifecycleView {
+  documentId: string;
+  status: string;
+  currentCode: string | null;
+  party: 'buyer' | 'supplier';
+  history: Array<Record<string, unknown>>;
+  allowedTransitions: Array<{ code: string; label: string; status: string }>;
+}
+
+const lifecycleSchema = {
+  type: 'object', required: ['documentId', 'status', 'currentCode', 'history', 'allowedTransitions'],
+  properties: {
+    documentId: { type: 'string' }, status: { type: 'string' }, currentCode: nullable('string'),
+    party: { type: 'string', enum: ['buyer', 'supplier'], description: 'Your party for this document: the recipient of an invoice is the buyer' },
+    history: { type: 'array', items: { type: 'object' } },
+    allowedTransitions: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, label: { type: 'string' }, status: { type: 'string' } } } },
+  },
+};
+
+export const getLifecycle = defineAction<{ id: string }, LifecycleView>(SERVICE, 'getLifecycle', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: { method: 'GET', path: '/v1/documents/:id/lifecycle', access: 'documents.read', tag: 'Documents', summary: 'Lifecycle history (French codes 200–213) and the transitions your party may make next', response: lifecycleSchema },
+});
+
+export interface TransitionParams {
+  id: string;
+  status: string;
+  reason?: string;
+  reasonCode?: string;
+  remainingAmount?: number;
+  note?: string;
+  paymentDate?: string;
+  paymentReference?: string;
+  paymentAmount?: number;
+  paymentCurrency?: string;
+}
+
+export const postLifecycle = defineAction<TransitionParams, LifecycleView>(SERVICE, 'postLifecycle', {
+  params: {
+    ...STRICT_REMOVE,
+    id: { type: 'string', min: 1, max: 64 },
+    status: { type: 'enum', values: ['under_review', 'approved', 'disputed', 'rejected', 'paid', 'partially_paid'] },
+    reason: { type: 'string', optional: true, max: 1024 },
+    reasonCode: { type: 'string', optional: true, max: 64 },
+    remainingAmount: { type: 'number', optional: true, min: 0 },
+    note: { type: 'string', optional: true, max: 1024 },
+    paymentDate: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}/ },
+    paymentReference: { type: 'string', optional: true, max: 255 },
+    paymentAmount: { type: 'number', optional: true, positive: true },
+    paymentCurrency: { type: 'string', optional: true, pattern: /^[A-Z]{3}$/ },
+  },
+  http: { method: 'POST', path: '/v1/documents/:id/lifecycle', access: 'lifecycle', tag: 'Documents', summary: 'Move the lifecycle: under_review (204), approved (205, or 206 with remainingAmount), disputed (207, or 208 with reasonCode=suspended), rejected (210), paid (211 by the buyer, 212 by the supplier), partially_paid (partial 212, repeatable)', response: lifecycleSchema },
+});
+
+export interface ActionParams {
+  id: string;
+  action: string;
+  relatedDocumentId?: string;
+  note?: string;
+}
+
+export const documentAction = defineAction<ActionParams, DocumentView>(SERVICE, 'documentAction', {
+  params: {
+    ...STRICT_REMOVE,
+    id: { type: 'string', min: 1, max: 64 },
+    action: { type: 'enum', values: [...DOCUMENT_ACTIONS] },
+    relatedDocumentId: { type: 'string', optional: true, min: 1, max: 64 },
+    note: { type: 'string', optional: true, min: 1, max: 4096 },
+  },
+  http: { method: 'POST', path: '/v1/documents/:id/actions', access: 'documents.write', tag: 'Documents', summary: 'link (relatedDocumentId), add-note (note, optional relatedDocumentId), mark-read, mark-unread, archive, unarchive; a link or note with relatedDocumentId on a suspended document (208) completes it (209)', response: documentSchema },
+});
+
+/** Internal (connector host): a participant among this platform's companies. */
+export const lookupParticipant = defineAction<{ participant: Participant; livemode: boolean }, DirectoryEntry | null>(SERVICE, 'lookupParticipant', {
+  params: { participant: 'object', livemode: 'boolean' },
+});
+
+/** Internal (connector host): persists an incoming document; idempotent on messageId. */
+export const receiveInbound = defineAction<InboundDocument & { connectorId: string }, { documentId: string }>(SERVICE, 'receiveInbound', {
+  params: { messageId: 'string', type: 'string', sender: 'object', recipient: 'object', payload: 'object', connectorId: 'string' },
+});

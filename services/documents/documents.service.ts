@@ -1,0 +1,904 @@
+/**
+ * documents: the send pipeline (envelope rules, recipient resolution through the routed connector,
+ * validation through `validation.validate`, duplicate numbers), delivery on the scheduler, the
+ * receive side, reads and search, the French lifecycle and document actions. Every event is written
+ * through the outbox in the transaction of the state change it reports.
+ */
+import type { Context, Service, ServiceSchema } from 'moleculer';
+import FastestValidator from 'fastest-validator';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { OutboxMixin, recordEvent, type OutboxEventInput } from '../../mixins/outbox.mixin.ts';
+import { SchedulerMixin, WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
+import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
+import { completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../scheduler/scheduler.ts';
+import { implement } from '../shared/contract.ts';
+import { call } from '../shared/call.ts';
+import { principalOf, type Principal } from '../shared/auth.ts';
+import { companyClock, systemClock } from '../shared/clock.ts';
+import { loadConfig } from '../shared/config.ts';
+import { DomainError, isErrorCode, specCodeOf, type FieldIssue } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { encodeCursor, readPageRequest, type Page } from '../shared/pagination.ts';
+import { Company } from '../tenancy/company.entity.ts';
+import { Organization } from '../tenancy/organization.entity.ts';
+import { validate } from '../validation/validation.contract.ts';
+import { adapterContracts } from '../adapters/adapters.contract.ts';
+import { CONNECTOR_MANIFESTS } from '../adapters/registry.ts';
+import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
+import {
+  MappingError, jsonToCanonical, ublToCanonical, ciiToCanonical, ingestAuto, rawDeposit, detectFormat, parseRecipient,
+  type CanonicalInvoice, type ParsedRecipient,
+} from '../../mappings/index.ts';
+import { Document, type LifecycleEntry } from './document.entity.ts';
+import { FRENCH_STATUSES, allowedTransitions, apiStatusOf, canMove, resolveTransition, type Party } from './lifecycle.ts';
+import { SearchError, afterCursor, compileFilters, cursorValues, orderBy, parseSort } from './search.ts';
+import { pickConnector } from './router.ts';
+import * as contract from './documents.contract.ts';
+import type { DocumentView, SendParams, LifecycleView, BatchItemResult } from './documents.contract.ts';
+
+const BILLING_TYPES = new Set(['invoice', 'credit-note', 'debit-note']);
+export const DELIVER_JOB = 'document.deliver';
+/** A temporary transport failure is re-sent automatically up to this many times (spec: TRANSPORT_FAILURE). */
+export const MAX_RESENDS = 5;
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+/** Errors of the pure layers become DomainErrors at this boundary (their fields survive NATS). */
+function asDomainError(err: unknown): never {
+  if (err instanceof MappingError) {
+    throw new DomainError(isErrorCode(err.code) ? err.code : 'INVALID_REQUEST', err.message, { details: err.details as FieldIssue[] });
+  }
+  if (err instanceof SearchError) throw new DomainError('INVALID_REQUEST', err.message, { details: [{ field: err.field, rule: err.rule, message: err.message }] });
+  throw err;
+}
+
+function pure<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    return asDomainError(err);
+  }
+}
+
+const issue = (field: string, rule: string, message: string): FieldIssue => ({ field, rule, message });
+const missing = (field: string, message: string) => new DomainError('MISSING_FIELD', message, { details: [issue(field, 'required', message)] });
+
+function decodeBase64(content: string, field: string): Buffer {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(content.replace(/\s+/g, ''))) {
+    throw new DomainError('INVALID_REQUEST', `${field} must be base64`, { details: [issue(field, 'base64', 'not base64')] });
+  }
+  return Buffer.from(content, 'base64');
+}
+
+function iso(d: Date | null | undefined): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
+
+/** Which representations exist (list queries read flags instead of the heavy columns). */
+interface Representations { original: boolean; xml: boolean; json: boolean }
+
+function linksOf(doc: Document, has?: Representations): Record<string, string> {
+  const base = `/v1/documents/${doc.id}`;
+  const links: Record<string, string> = { self: base, lifecycle: `${base}/lifecycle` };
+  if (has ? has.original : doc.originalContent != null) links.original = `${base}/original`;
+  if (has ? has.xml : !!doc.xml) links.xml = `${base}/xml`;
+  if (has ? has.json : !!doc.normalized) links.json = `${base}/json`;
+  if (doc.hasPdf) links.pdf = `${base}/pdf`;
+  return links;
+}
+
+export function documentView(doc: Document, has?: Representations): DocumentView {
+  const view: DocumentView = {
+    id: doc.id,
+    type: doc.type,
+    documentSubtype: doc.documentSubtype ?? null,
+    direction: doc.direction,
+    format: doc.format,
+    status: doc.status,
+    lifecycleCode: doc.lifecycleCode ?? null,
+    deliveryStatus: doc.deliveryStatus,
+    companyId: doc.companyId,
+    number: doc.number ?? null,
+    issueDate: doc.issueDate ?? null,
+    dueDate: doc.dueDate ?? null,
+    currency: doc.currency ?? null,
+    totalAmount: doc.totalAmount === null || doc.totalAmount === undefined ? null : Number(doc.totalAmount),
+    from: { peppolId: doc.senderPeppolId ?? null, name: doc.senderName ?? null },
+    to: { ...(doc.recipient ?? {}) },
+    errorCode: doc.errorCode ?? null,
+    errorMessage: doc.errorMessage ?? null,
+    sentAt: iso(doc.sentAt),
+    deliveredAt: iso(doc.deliveredAt),
+    read: doc.readAt != null,
+    archived: doc.archivedAt != null,
+    notes: doc.notes ?? [],
+    relatedDocumentIds: doc.relatedDocumentIds ?? [],
+    metadata: doc.metadata ?? null,
+    links: linksOf(doc, has),
+    createdAt: iso(doc.createdAt)!,
+    updatedAt: iso(doc.updatedAt)!,
+  };
+  if (doc.fileId) {
+    view.fileId = doc.fileId;
+    view.storedFormat = doc.storedFormat ?? 'raw';
+  }
+  return view;
+}
+
+function scopeOf(auth: Principal): Record<string, unknown> {
+  return { organization: auth.organizationId, livemode: auth.livemode, ...(auth.companyId ? { companyId: auth.companyId } : {}) };
+}
+
+async function findDocument(em: EntityManager, auth: Principal, id: string, lock = false): Promise<Document> {
+  const doc = await em.findOne(Document, { id, ...scopeOf(auth) }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  if (!doc) throw new DomainError('DOCUMENT_NOT_FOUND', `Document '${id}' was not found`);
+  return doc;
+}
+
+function partyOf(doc: Document): Party {
+  return doc.direction === 'incoming' ? 'buyer' : 'supplier';
+}
+
+function currentPartial(doc: Document): boolean {
+  return doc.lifecycle.at(-1)?.partial === true;
+}
+
+function entryFor(code: string, emittedBy: string, at: Date, extra: Partial<LifecycleEntry> = {}): LifecycleEntry {
+  const s = FRENCH_STATUSES[code]!;
+  return { code, label: s.label, status: s.apiStatus, emittedBy, at: at.toISOString(), ...extra };
+}
+
+function complianceOf(code: string, doc: Document): Record<string, unknown> {
+  const s = FRENCH_STATUSES[code]!;
+  const country = (doc.recipient?.addressingIdentifier || doc.receiverPeppolId?.startsWith('0009:')) ? 'FR' : null;
+  return { framework: 'fr-ctc', code, label: s.label, reportedToTaxAuthority: s.reportedToTaxAuthority && country === 'FR', country };
+}
+
+/** Appends a lifecycle step and returns the lifecycle.updated event for it. */
+function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInput {
+  const previous = doc.lifecycleCode ?? null;
+  doc.lifecycle = [...doc.lifecycle, entry];
+  doc.lifecycleCode = entry.code;
+  if (BILLING_TYPES.has(doc.type) && !(doc.deliveryStatus === 'failed' && entry.code !== '213')) doc.status = apiStatusOf(entry.code, entry.partial === true, doc.direction);
+  return {
+    organizationId: doc.organization.id, companyId: doc.companyId, type: 'lifecycle.updated', livemode: doc.livemode,
+    data: { documentId: doc.id, previousStatus: previous, currentStatus: entry.code, status: doc.status, label: entry.label, compliance: complianceOf(entry.code, doc) },
+  };
+}
+
+function validationFailed(findings: Array<{ rule: string; severity: string; location: string; message: string }>): DomainError {
+  const fatal = findings.filter((f) => f.severity === 'fatal');
+  return new DomainError('UBL_VALIDATION_FAILED', `The document fails ${fatal.length} rule(s): ${[...new Set(fatal.map((f) => f.rule))].join(', ')}`, {
+    details: fatal.map((f) => ({ field: f.location, rule: f.rule, message: f.message })),
+    extra: { findings },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// send
+
+interface Artefact {
+  number: string | null;
+  issueDate: string | null;
+  dueDate: string | null;
+  currency: string | null;
+  totalAmount: string | null;
+  sellerKey: string | null;
+  original: Buffer;
+  originalContentType: string;
+  filename: string | null;
+  xml: string | null;
+  xmlSyntax: string | null;
+  normalized: Record<string, unknown> | null;
+  hasPdf: boolean;
+  storedFormat: string | null;
+  fileId: string | null;
+}
+
+function fromCanonical(c: CanonicalInvoice): Pick<Artefact, 'number' | 'issueDate' | 'dueDate' | 'currency' | 'totalAmount' | 'sellerKey' | 'normalized'> {
+  return {
+    number: c.number ?? null,
+    issueDate: c.issueDate ?? null,
+    dueDate: c.dueDate ?? null,
+    currency: c.currency ?? null,
+    totalAmount: c.totals?.taxInclusive ?? c.totals?.payable ?? null,
+    sellerKey: c.seller?.vatId ?? (c.seller?.electronicAddress ? `${c.seller.electronicAddress.scheme}:${c.seller.electronicAddress.value}` : null),
+    normalized: c as unknown as Record<string, unknown>,
+  };
+}
+
+async function buildArtefact(ctx: Context, p: SendParams, country: string | undefined): Promise<Artefact> {
+  const base = { filename: null, xml: null, xmlSyntax: null, hasPdf: false, storedFormat: null, fileId: null } as const;
+  const countryParam = country ? { country } : {};
+  switch (p.format) {
+    case 'json': {
+      if (!p.document) throw missing('document', 'format=json needs `document`');
+      if (!BILLING_TYPES.has(p.type)) {
+        const number = typeof p.document.number === 'string' || typeof p.document.number === 'number' ? String(p.document.number) : '';
+        if (!number) throw missing('document.number', 'document.number is required');
+        const issueDate = typeof p.document.issueDate === 'string' ? p.document.issueDate.slice(0, 10) : null;
+        return { ...base, number, issueDate, dueDate: null, currency: typeof p.document.currency === 'string' ? p.document.currency : null, totalAmount: null, sellerKey: null, original: Buffer.from(JSON.stringify(p.document)), originalContentType: 'application/json', normalized: { type: p.type, ...p.document } };
+      }
+      const result = await call(ctx, validate, { format: 'json', type: p.type, ...(p.documentSubtype !== undefined ? { documentSubtype: p.documentSubtype } : {}), ...(p.selfBilled !== undefined ? { selfBilled: p.selfBilled } : {}), document: p.document, ...countryParam });
+      if (!result.valid) throw validationFailed(result.findings);
+      const canonical = pure(() => jsonToCanonical({ type: p.type, documentSubtype: p.documentSubtype, selfBilled: p.selfBilled, document: p.document }, { today: systemClock.now().toISOString().slice(0, 10) }));
+      const xml = result.renderedXml!;
+      return { ...base, ...fromCanonical(canonical), original: Buffer.from(xml, 'utf8'), originalContentType: 'application/xml', xml, xmlSyntax: 'ubl-2.1' };
+    }
+    case 'ubl-xml':
+    case 'cii-xml': {
+      if (!p.xml) throw missing('xml', `format=${p.format} needs \`xml\``);
+      const bytes = Buffer.from(p.xml, 'utf8');
+      const detected = detectFormat(bytes).format;
+      const expected = p.format === 'ubl-xml' ? 'ubl' : 'cii';
+      if (detected !== expected) {
+        const msg = `format=${p.format} but the XML is ${detected === 'ubl' ? 'UBL' : detected === 'cii' ? 'CII' : 'neither UBL nor CII'}`;
+        throw new DomainError('INVALID_REQUEST', msg, { details: [issue('xml', 'format', msg)] });
+      }
+      const result = await call(ctx, validate, { format: p.format, xml: p.xml, ...countryParam });
+      if (!result.valid) throw validationFailed(result.findings);
+      const parsed = pure(() => (p.format === 'ubl-xml' ? ublToCanonical(bytes) : ciiToCanonical(bytes)));
+      return { ...base, ...fromCanonical(parsed.canonical), original: bytes, originalContentType: 'application/xml', xml: p.xml, xmlSyntax: parsed.syntax };
+    }
+    case 'auto': {
+      const content = p.file?.content;
+      if (!content) throw missing('file.content', 'format=auto needs `file.content` (base64) or a raw body');
+      const bytes = decodeBase64(content, 'file.content');
+      const result = await call(ctx, validate, { format: 'auto', file: { content }, ...countryParam });
+      if (!result.valid) throw validationFailed(result.findings);
+      let deposit;
+      try { deposit = await ingestAuto(bytes); } catch (err) { asDomainError(err); }
+      const xml = deposit.hybrid ? deposit.hybrid.xml.toString('utf8') : bytes.toString('utf8');
+      return {
+        ...base, ...fromCanonical(deposit.parsed.canonical), original: bytes,
+        originalContentType: deposit.hybrid ? 'application/pdf' : 'application/xml', filename: p.file?.filename ?? p.filename ?? null,
+        xml, xmlSyntax: deposit.parsed.syntax, hasPdf: deposit.hybrid !== undefined,
+      };
+    }
+    default: {
+      // raw: stored as is, no routing, no structured validation
+      const bytes = p.file?.content ? decodeBase64(p.file.content, 'file.content') : undefined;
+      if (!bytes || bytes.length === 0) throw missing('file.content', 'format=raw needs `file.content` (base64) or a raw body');
+      const declared = p.file?.contentType ?? p.contentType;
+      const deposit = pure(() => rawDeposit(bytes, declared));
+      const number = typeof p.document?.number === 'string' ? p.document.number : null;
+      return {
+        ...base, number, issueDate: null, dueDate: null, currency: null, totalAmount: null, sellerKey: null,
+        original: bytes, originalContentType: deposit.contentType, filename: p.file?.filename ?? p.filename ?? null,
+        normalized: null, storedFormat: deposit.storedFormat, fileId: newId('file'),
+      };
+    }
+  }
+}
+
+interface Resolved {
+  parsed: ParsedRecipient;
+  participant: Participant;
+  connectorId: string;
+  echo: Record<string, string>;
+  peppolId: string | null;
+  name: string | null;
+  country: string | undefined;
+}
+
+async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): Promise<Resolved> {
+  const parsed = pure(() => parseRecipient(p.to, p.metadata));
+  const participant: Participant = {};
+  if (parsed.kind === 'company') participant.companyId = parsed.companyId;
+  else participant.peppolId = parsed.peppolId;
+  if (parsed.kind === 'reception-point') {
+    participant.addressingIdentifier = parsed.addressingIdentifier;
+    participant.country = 'FR';
+  }
+  if (parsed.recipientRouting?.addressingSuffix) participant.addressingSuffix = parsed.recipientRouting.addressingSuffix;
+  const manifest = pickConnector(CONNECTOR_MANIFESTS, { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
+  if (!manifest) {
+    if (auth.livemode) throw new DomainError('UPSTREAM_UNAVAILABLE', 'No live network connector is configured on this deployment; use a sandbox (test) key or install a live connector', { retryAfter: 60 });
+    throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `No connector carries documents of type ${p.type}`, { details: [issue('type', 'routing', `no connector carries ${p.type}`)] });
+  }
+  const check = await call(ctx, adapterContracts(manifest.id).check, { recipient: participant, documentType: p.type });
+  const shown = participant.peppolId ?? participant.companyId ?? p.to!;
+  if (!check.known) {
+    throw new DomainError('RECIPIENT_NOT_FOUND', `Recipient ${shown} is not registered on the network`, { details: [issue('to', 'registered', `${shown} is registered nowhere`)] });
+  }
+  if (!check.canReceive) {
+    throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `Recipient ${shown} does not accept documents of type ${p.type}`, {
+      details: [issue('type', 'recipientCapabilities', `${shown} accepts: ${check.documentTypes.join(', ') || 'nothing'}`)],
+      extra: { documentTypes: check.documentTypes },
+    });
+  }
+  const echo: Record<string, string> = { ...(parsed.to as Record<string, string>) };
+  if (parsed.kind === 'company') echo.companyId = parsed.companyId;
+  if (check.peppolId && !echo.peppolId) echo.peppolId = check.peppolId;
+  if (check.name) echo.name = check.name;
+  return { parsed, participant, connectorId: manifest.id, echo, peppolId: check.peppolId ?? echo.peppolId ?? null, name: check.name ?? null, country: participant.country };
+}
+
+type DocsThis = Service & {
+  recordEvent(ctx: Context, em: EntityManager, input: OutboxEventInput): Promise<unknown>;
+};
+
+async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<DocumentView> {
+  const auth = principalOf(ctx);
+  const em = emOf(ctx).fork();
+  const company = await em.findOne(Company, { id: auth.companyId!, organization: auth.organizationId });
+  if (!company) throw new DomainError('COMPANY_FORBIDDEN', `Company '${auth.companyId}' is not one this credential may act for`);
+  if (p.from && p.from !== company.id && p.from !== company.peppolId) {
+    throw new DomainError('COMPANY_FORBIDDEN', `from '${p.from}' is not the acting company (${company.id}${company.peppolId ? ` / ${company.peppolId}` : ''})`, { details: [issue('from', 'actingCompany', 'from must be the id or Peppol id of the company this call acts for')] });
+  }
+  if (p.documentSubtype !== undefined && p.documentSubtype !== '' && p.type !== 'invoice') {
+    throw new DomainError('INVALID_REQUEST', 'documentSubtype is only allowed with type=invoice', { details: [issue('documentSubtype', 'invoice-only', 'documentSubtype is only allowed with type=invoice')] });
+  }
+  const routed = p.format !== 'raw' && p.type !== 'event';
+  if (routed && !p.to) throw missing('to', 'to is required for every type except event');
+  if (p.format !== 'json' && p.format !== 'raw' && !BILLING_TYPES.has(p.type)) {
+    throw new DomainError('INVALID_REQUEST', `format=${p.format} carries invoices, credit notes and debit notes; send a ${p.type} as json or raw`, { details: [issue('format', 'type', `format=${p.format} needs an invoice, credit-note or debit-note`)] });
+  }
+
+  const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth) : undefined;
+  const artefact = await buildArtefact(ctx, p, resolved?.country);
+  const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;
+
+  const clock = await companyClock(em, company.id);
+  const now = clock.now();
+  const metadata = p.metadata ? { ...p.metadata } : null;
+  const routing = resolved?.parsed.recipientRouting;
+  const finalMetadata = routing ? { ...(metadata ?? {}), recipientRouting: { ...routing } } : metadata;
+
+  let doc!: Document;
+  try {
+    await em.transactional(async (tx) => {
+      if (sellerKey) {
+        const existing = await tx.findOne(Document, { organization: auth.organizationId, livemode: auth.livemode, sellerKey, type: p.type, number: artefact.number, direction: 'outgoing' });
+        if (existing) throw duplicate(artefact.number!, existing.id);
+      }
+      const lifecycle: LifecycleEntry[] = [];
+      doc = tx.create(Document, {
+        id: newId('document'),
+        organization: auth.organizationId,
+        companyId: company.id,
+        livemode: auth.livemode,
+        direction: 'outgoing',
+        type: p.type,
+        documentSubtype: p.documentSubtype !== undefined ? String(p.documentSubtype) : null,
+        format: p.format,
+        number: artefact.number,
+        issueDate: artefact.issueDate,
+        dueDate: artefact.dueDate,
+        currency: artefact.currency,
+        totalAmount: artefact.totalAmount,
+        sellerKey,
+        senderPeppolId: company.peppolId ?? null,
+        senderName: company.name,
+        receiverPeppolId: resolved?.peppolId ?? null,
+        receiverName: resolved?.name ?? null,
+        recipient: resolved?.echo ?? null,
+        metadata: finalMetadata,
+        status: routed ? 'sent' : 'stored',
+        lifecycleCode: null,
+        lifecycle,
+        deliveryStatus: routed ? 'pending' : 'stored',
+        connectorId: resolved?.connectorId ?? null,
+        connectorMessageId: null,
+        deliveryAttempts: 0,
+        nextAttemptAt: routed ? now : null,
+        errorCode: null,
+        errorMessage: null,
+        sentAt: null,
+        deliveredAt: null,
+        counterpartId: null,
+        originalContent: artefact.original,
+        originalContentType: artefact.originalContentType,
+        originalFilename: artefact.filename,
+        fileId: artefact.fileId,
+        storedFormat: artefact.storedFormat,
+        xml: artefact.xml,
+        xmlSyntax: artefact.xmlSyntax,
+        normalized: artefact.normalized,
+        hasPdf: artefact.hasPdf,
+        readAt: null,
+        archivedAt: null,
+        notes: [],
+        relatedDocumentIds: [],
+      });
+      if (routed && BILLING_TYPES.has(p.type)) {
+        // 200 Deposited: the send passed format, identifier and directory controls.
+        await this.recordEvent(ctx, tx, applyStep(doc, entryFor('200', 'seller_platform', now)));
+      }
+      if (routed) scheduleJobs(tx, [{ kind: DELIVER_JOB, ref: doc.id, companyId: company.id, dueAt: now }]);
+      await tx.flush();
+    });
+  } catch (err) {
+    if ((err as { name?: string }).name === 'UniqueConstraintViolationException' && sellerKey) throw duplicate(artefact.number!, null);
+    throw err;
+  }
+  if (routed) void this.broker.broadcast(WAKE_EVENT, { kind: DELIVER_JOB });
+  return documentView(doc);
+}
+
+function duplicate(number: string, existingId: string | null): DomainError {
+  return new DomainError('DUPLICATE_DOCUMENT', `Invoice number ${number} was already sent by this seller; send it with a new number`, {
+    details: [issue('document.number', 'unique', `number ${number} already used by this seller`)],
+    extra: existingId ? { existingId } : {},
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// delivery (scheduler jobs)
+
+function payloadOf(doc: Document): OutboundMessage['payload'] {
+  return {
+    content: Buffer.from(doc.originalContent ?? Buffer.alloc(0)).toString('base64'),
+    contentType: doc.originalContentType ?? 'application/octet-stream',
+    ...(doc.originalFilename ? { filename: doc.originalFilename } : {}),
+    ...(doc.xml ? { xml: doc.xml, syntax: doc.xmlSyntax ?? undefined } : {}),
+    ...(doc.normalized ? { normalized: doc.normalized } : {}),
+    ...(doc.hasPdf ? { pdf: true } : {}),
+  } as OutboundMessage['payload'];
+}
+
+function retryDelayMs(attempt: number): number {
+  const base = loadConfig().documents.deliveryRetryMs;
+  return Math.min(base * 2 ** (attempt - 1), 6 * 3_600_000);
+}
+
+async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Promise<void> {
+  const events: OutboxEventInput[] = [];
+  await em.fork().transactional(async (tx) => {
+    const doc = await tx.findOne(Document, { id: job.ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!doc || doc.deliveryStatus !== 'pending' || !doc.connectorId) { await completeJobs(tx, [job.id]); return; }
+    const adapter = adapterContracts(doc.connectorId);
+    const now = (await companyClock(tx, doc.companyId)).now();
+    const base = { organizationId: doc.organization.id, companyId: doc.companyId, livemode: doc.livemode };
+    const billing = BILLING_TYPES.has(doc.type);
+    const step = (code: string, by: string, extra: Partial<LifecycleEntry> = {}) => { if (billing) events.push(applyStep(doc, entryFor(code, by, now, extra))); };
+
+    let outcome: SendResult | StatusResult;
+    const waitingForConfirmation = doc.connectorMessageId !== null;
+    try {
+      if (waitingForConfirmation) {
+        outcome = await call(this.broker, adapter.status, { messageId: doc.connectorMessageId! });
+      } else {
+        const msg: OutboundMessage = {
+          documentId: doc.id, type: doc.type, number: doc.number ?? null,
+          sender: { peppolId: doc.senderPeppolId ?? null, name: doc.senderName ?? null, organizationId: doc.organization.id, companyId: doc.companyId },
+          recipient: recipientOf(doc),
+          payload: payloadOf(doc),
+          attempt: doc.deliveryAttempts + 1,
+        };
+        outcome = await call(this.broker, adapter.send, msg);
+      }
+    } catch (err) {
+      // The adapter is unreachable or its circuit is open: a transport failure like any other.
+      if (specCodeOf(err) && !['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_ERROR', 'INTERNAL_ERROR'].includes(specCodeOf(err)!)) throw err;
+      outcome = { outcome: 'transient', errorMessage: (err as Error).message };
+    }
+    if (!waitingForConfirmation && outcome.outcome !== 'transient') doc.deliveryAttempts += 1;
+
+    const sent = () => {
+      if (doc.sentAt) return;
+      doc.sentAt = now;
+      events.push({ ...base, type: 'document.sent', data: { documentId: doc.id, type: doc.type, sentAt: now.toISOString() } });
+      step('201', 'seller_platform');
+    };
+    const failed = (errorCode: string, errorMessage: string) => {
+      doc.deliveryStatus = 'failed';
+      doc.errorCode = errorCode;
+      doc.errorMessage = errorMessage;
+      doc.nextAttemptAt = null;
+      doc.status = 'rejected';
+      step('213', 'platform', { reason: errorMessage, reasonCode: errorCode });
+      events.push({ ...base, type: 'document.failed', data: { documentId: doc.id, errorCode, errorMessage } });
+    };
+    switch (outcome.outcome) {
+      case 'delivered': {
+        sent();
+        doc.deliveryStatus = 'delivered';
+        doc.deliveredAt = now;
+        doc.nextAttemptAt = null;
+        const local = 'localDocumentId' in outcome ? outcome.localDocumentId : undefined;
+        if (local) doc.counterpartId = local;
+        step('202', 'buyer_platform');
+        step('203', 'buyer_platform');
+        events.push({ ...base, type: 'document.delivered', data: { documentId: doc.id, deliveredAt: now.toISOString() } });
+        await completeJobs(tx, [job.id]);
+        break;
+      }
+      case 'accepted':
+      case 'pending': {
+        sent();
+        if ('messageId' in outcome) doc.connectorMessageId = outcome.messageId;
+        doc.nextAttemptAt = new Date(now.getTime() + outcome.checkAfterMs);
+        await rescheduleJob(tx, job.id, doc.nextAttemptAt);
+        break;
+      }
+      case 'rejected':
+        failed(outcome.errorCode, outcome.errorMessage);
+        await completeJobs(tx, [job.id]);
+        break;
+      case 'transient': {
+        doc.deliveryAttempts += 1;
+        doc.errorMessage = outcome.errorMessage;
+        if (doc.deliveryAttempts > MAX_RESENDS) {
+          failed('TRANSPORT_FAILURE', `Delivery failed after ${doc.deliveryAttempts} attempts: ${outcome.errorMessage}`);
+          await completeJobs(tx, [job.id]);
+        } else {
+          doc.nextAttemptAt = new Date(now.getTime() + retryDelayMs(doc.deliveryAttempts));
+          await rescheduleJob(tx, job.id, doc.nextAttemptAt);
+        }
+        break;
+      }
+    }
+    for (const e of events) await recordEvent(tx, e);
+    await tx.flush();
+  });
+  if (events.length) void this.broker.broadcast(OUTBOX_WRITTEN_EVENT, {});
+}
+
+function recipientOf(doc: Document): Participant {
+  const r = doc.recipient ?? {};
+  const out: Participant = {};
+  if (r.companyId) out.companyId = r.companyId;
+  if (r.peppolId) out.peppolId = r.peppolId;
+  if (r.addressingIdentifier) out.addressingIdentifier = r.addressingIdentifier;
+  if (r.addressingSuffix) out.addressingSuffix = r.addressingSuffix;
+  if (r.addressingIdentifier) out.country = 'FR';
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// reads and search
+
+const LIST_COLUMNS = [
+  'id', 'organization_id', 'company_id', 'livemode', 'direction', 'type', 'document_subtype', 'format', 'number', 'issue_date', 'due_date',
+  'currency', 'total_amount', 'seller_key', 'sender_peppol_id', 'sender_name', 'receiver_peppol_id', 'receiver_name', 'recipient', 'metadata',
+  'status', 'lifecycle_code', 'lifecycle', 'delivery_status', 'connector_id', 'connector_message_id', 'delivery_attempts', 'next_attempt_at',
+  'error_code', 'error_message', 'sent_at', 'delivered_at', 'counterpart_id', 'original_content_type', 'original_filename', 'file_id',
+  'stored_format', 'xml_syntax', 'has_pdf', 'read_at', 'archived_at', 'notes', 'related_document_ids', 'created_at', 'updated_at',
+].map((c) => `"${c}"`).join(', ')
+  + ', ("original_content" is not null) as "has_original", ("xml" is not null) as "has_xml", ("normalized" is not null) as "has_json"';
+
+/** Runs one parameterised statement with server-side bind parameters ($1…), never inlined values. */
+async function runBound(em: EntityManager, sqlText: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+  let n = 0;
+  const text = sqlText.replace(/\?/g, () => `$${++n}`);
+  const compiled = { sql: text, parameters: params, query: { kind: 'RawNode', sqlFragments: [text], parameters: [] }, queryId: { queryId: 'documents-search' } };
+  const res = await em.getKysely().executeQuery(compiled as never);
+  return res.rows as Array<Record<string, unknown>>;
+}
+
+export interface SearchInput {
+  filters?: unknown;
+  sort?: unknown;
+  query?: string;
+  limit?: number;
+  cursor?: string | number;
+}
+
+/** Builds the statement of a search (exported for the benchmark and the injection test). */
+export function buildSearchSql(auth: Pick<Principal, 'organizationId' | 'livemode' | 'companyId'>, input: SearchInput): { sql: string; params: unknown[]; limit: number; keys: ReturnType<typeof parseSort> } {
+  const params: unknown[] = [auth.organizationId, auth.livemode];
+  let where = '"organization_id" = ? and "livemode" = ?';
+  if (auth.companyId) { where += ' and "company_id" = ?'; params.push(auth.companyId); }
+  const compiled = compileFilters(input.filters, params);
+  if (compiled.sql !== 'true') where += ` and (${compiled.sql})`;
+  if (input.query && input.query.trim()) {
+    const like = `%${input.query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where += ` and ("number" ilike ? escape '\\' or "sender_name" ilike ? escape '\\' or "receiver_name" ilike ? escape '\\')`;
+    params.push(like, like, like);
+  }
+  const keys = parseSort(input.sort);
+  const page = readPageRequest({ ...(input.limit !== undefined ? { limit: input.limit } : {}), ...(input.cursor !== undefined ? { cursor: String(input.cursor) } : {}) });
+  if (page.after !== undefined) {
+    let values: unknown;
+    try { values = JSON.parse(page.after); } catch { values = undefined; }
+    if (!Array.isArray(values)) throw new SearchError('cursor', 'cursor', 'The cursor is not valid; pass the cursor of a previous page or omit it');
+    where += ` and ${afterCursor(keys, values, params)}`;
+  }
+  params.push(page.limit + 1);
+  return { sql: `select ${LIST_COLUMNS} from "documents" where ${where} order by ${orderBy(keys)} limit ?`, params, limit: page.limit, keys };
+}
+
+async function runSearch(ctx: Context, input: SearchInput): Promise<Page<DocumentView>> {
+  const auth = principalOf(ctx);
+  const em = emOf(ctx);
+  const built = pure(() => buildSearchSql(auth, input));
+  const rows = await runBound(em, built.sql, built.params);
+  const hasMore = rows.length > built.limit;
+  const visible = hasMore ? rows.slice(0, built.limit) : rows;
+  const last = visible.at(-1);
+  return {
+    data: visible.map((r) => documentView(em.map(Document, r), { original: r.has_original === true, xml: r.has_xml === true, json: r.has_json === true })),
+    hasMore,
+    cursor: hasMore && last ? encodeCursor(JSON.stringify(cursorValues(built.keys, last))) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// lifecycle
+
+function lifecycleView(doc: Document): LifecycleView {
+  const party = partyOf(doc);
+  const billing = BILLING_TYPES.has(doc.type) && doc.lifecycle.length > 0;
+  return {
+    documentId: doc.id,
+    status: doc.status,
+    currentCode: doc.lifecycleCode ?? null,
+    party,
+    history: doc.lifecycle as unknown as Array<Record<string, unknown>>,
+    allowedTransitions: billing ? allowedTransitions(doc.lifecycleCode ?? null, currentPartial(doc), party) : [],
+  };
+}
+
+function invalidTransition(doc: Document, message: string): DomainError {
+  return new DomainError('INVALID_TRANSITION', message, { extra: { currentStatus: doc.status, currentCode: doc.lifecycleCode ?? null, allowedTransitions: lifecycleView(doc).allowedTransitions } });
+}
+
+/** Applies a step to a document and to its counterpart on this platform (the other party's copy). */
+async function applyEverywhere(this: DocsThis, ctx: Context, tx: EntityManager, doc: Document, entry: LifecycleEntry): Promise<void> {
+  await this.recordEvent(ctx, tx, applyStep(doc, entry));
+  const counterpart = doc.counterpartId
+    ? await tx.findOne(Document, { id: doc.counterpartId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+    : await tx.findOne(Document, { counterpartId: doc.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (counterpart) await this.recordEvent(ctx, tx, applyStep(counterpart, { ...entry }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// the service
+
+const DocumentsService: ServiceSchema = {
+  name: 'documents',
+  mixins: [OrmMixin, OutboxMixin, SchedulerMixin({ [DELIVER_JOB]: { batch: 10, async handle(this: Service, jobs, em) { for (const job of jobs) await deliverJob.call(this, job, em); } } })],
+
+  actions: {
+    send: implement(contract.send, async function (this: DocsThis, ctx) {
+      return sendOne.call(this, ctx, ctx.params);
+    }),
+
+    sendBatch: implement(contract.sendBatch, async function (this: DocsThis, ctx) {
+      const checker = itemChecker();
+      const results: BatchItemResult[] = [];
+      for (const [index, item] of ctx.params.documents.entries()) {
+        try {
+          const params = checker(item);
+          results.push({ index, status: 'created', document: await sendOne.call(this, ctx, params), error: null });
+        } catch (err) {
+          const code = specCodeOf(err);
+          if (!code || ['INTERNAL_ERROR'].includes(code)) throw err;
+          const e = err as { message: string; data?: { details?: unknown[] } };
+          results.push({ index, status: 'failed', document: null, error: { code, message: e.message, details: e.data?.details ?? [] } });
+        }
+      }
+      return { results };
+    }),
+
+    list: implement(contract.list, async (ctx) => {
+      const p = ctx.params;
+      const filters: Record<string, unknown>[] = [];
+      if (p.companyId) filters.push({ companyId: p.companyId });
+      if (p.type) filters.push({ type: p.type });
+      if (p.status) filters.push({ status: p.status });
+      if (p.direction) filters.push({ direction: p.direction });
+      if (p.from) filters.push({ issueDate: { $gte: p.from } });
+      if (p.to) filters.push({ issueDate: { $lte: p.to } });
+      if (p.amountMin !== undefined) filters.push({ totalAmount: { $gte: p.amountMin } });
+      if (p.amountMax !== undefined) filters.push({ totalAmount: { $lte: p.amountMax } });
+      return runSearch(ctx, { filters: filters.length ? { $and: filters } : undefined, ...(p.limit !== undefined ? { limit: p.limit } : {}), ...(p.cursor !== undefined ? { cursor: p.cursor } : {}) });
+    }),
+
+    search: implement(contract.search, async (ctx) => runSearch(ctx, ctx.params)),
+
+    get: implement(contract.get, async (ctx) => documentView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
+
+    originalRepresentation: implement(contract.originalRepresentation, async (ctx) => {
+      const doc = await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id);
+      const meta = ctx.meta as { $responseType?: string; $responseHeaders?: Record<string, string> };
+      meta.$responseType = doc.originalContentType ?? 'application/octet-stream';
+      if (doc.originalFilename) meta.$responseHeaders = { 'Content-Disposition': `attachment; filename="${doc.originalFilename.replace(/["\\\r\n]/g, '_')}"` };
+      return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+    }),
+
+    xmlRepresentation: implement(contract.xmlRepresentation, async (ctx) => {
+      const doc = await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id);
+      if (!doc.xml) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no structured XML (format ${doc.format})`);
+      (ctx.meta as { $responseType?: string }).$responseType = 'application/xml; charset=utf-8';
+      return doc.xml;
+    }),
+
+    jsonRepresentation: implement(contract.jsonRepresentation, async (ctx) => {
+      const doc = await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id);
+      if (!doc.normalized) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no normalised JSON (format ${doc.format})`);
+      return doc.normalized;
+    }),
+
+    pdfRepresentation: implement(contract.pdfRepresentation, async (ctx) => {
+      const doc = await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id);
+      if (!doc.hasPdf) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no PDF`);
+      (ctx.meta as { $responseType?: string }).$responseType = 'application/pdf';
+      return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+    }),
+
+    getLifecycle: implement(contract.getLifecycle, async (ctx) => lifecycleView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
+
+    postLifecycle: implement(contract.postLifecycle, async function (this: DocsThis, ctx) {
+      const auth = principalOf(ctx);
+      return emOf(ctx).transactional(async (tx) => {
+        const doc = await findDocument(tx, auth, ctx.params.id, true);
+        if (!BILLING_TYPES.has(doc.type) || doc.lifecycle.length === 0) throw invalidTransition(doc, `A ${doc.type} sent as ${doc.format} has no French lifecycle`);
+        const party = partyOf(doc);
+        const total = doc.totalAmount === null || doc.totalAmount === undefined ? null : Number(doc.totalAmount);
+        const res = resolveTransition(ctx.params, party, total);
+        if (!res.ok) {
+          const code = res.rule === 'required' ? 'MISSING_FIELD' : 'INVALID_REQUEST';
+          if (res.rule === 'party') throw invalidTransition(doc, res.message);
+          throw new DomainError(code, res.message, { details: [issue(res.field, res.rule, res.message)] });
+        }
+        if (!canMove(doc.lifecycleCode ?? null, currentPartial(doc), res.code, party)) {
+          const target = FRENCH_STATUSES[res.code]!;
+          throw invalidTransition(doc, `Cannot move from ${doc.lifecycleCode} (${FRENCH_STATUSES[doc.lifecycleCode ?? '']?.label ?? 'none'}) to ${res.code} (${target.label}) as the ${party}`);
+        }
+        const p = ctx.params;
+        const now = (await companyClock(tx, doc.companyId)).now();
+        const extra: Partial<LifecycleEntry> = {};
+        if (p.reason) extra.reason = p.reason;
+        if (p.reasonCode) extra.reasonCode = p.reasonCode;
+        if (p.note) extra.note = p.note;
+        if (Object.keys(res.amounts).length) extra.amounts = res.amounts;
+        if (p.paymentDate) extra.paymentDate = p.paymentDate;
+        if (p.paymentReference) extra.paymentReference = p.paymentReference;
+        if (p.paymentCurrency) extra.paymentCurrency = p.paymentCurrency;
+        if (res.partial) extra.partial = true;
+        await applyEverywhere.call(this, ctx, tx, doc, entryFor(res.code, party, now, extra));
+        await tx.flush();
+        return lifecycleView(doc);
+      });
+    }),
+
+    documentAction: implement(contract.documentAction, async function (this: DocsThis, ctx) {
+      const auth = principalOf(ctx);
+      const p = ctx.params;
+      return emOf(ctx).transactional(async (tx) => {
+        const doc = await findDocument(tx, auth, p.id, true);
+        const now = (await companyClock(tx, doc.companyId)).now();
+        const changes: Record<string, unknown> = {};
+        if (p.relatedDocumentId) {
+          const related = await tx.findOne(Document, { id: p.relatedDocumentId, organization: auth.organizationId, livemode: auth.livemode });
+          if (!related) throw new DomainError('DOCUMENT_NOT_FOUND', `Related document '${p.relatedDocumentId}' was not found`, { details: [issue('relatedDocumentId', 'exists', 'not a document of this organization')] });
+        }
+        switch (p.action) {
+          case 'link':
+            if (!p.relatedDocumentId) throw missing('relatedDocumentId', 'action=link needs relatedDocumentId');
+            if (!doc.relatedDocumentIds.includes(p.relatedDocumentId)) {
+              changes.relatedDocumentIds = { from: doc.relatedDocumentIds, to: [...doc.relatedDocumentIds, p.relatedDocumentId] };
+              doc.relatedDocumentIds = [...doc.relatedDocumentIds, p.relatedDocumentId];
+            }
+            break;
+          case 'add-note': {
+            const text = p.note ?? (p.relatedDocumentId ? `Completed by ${p.relatedDocumentId}` : undefined);
+            if (!text) throw missing('note', 'action=add-note needs note');
+            const note = { id: newId('note'), text, at: now.toISOString() };
+            doc.notes = [...doc.notes, note];
+            changes.notes = { added: note };
+            if (p.relatedDocumentId && !doc.relatedDocumentIds.includes(p.relatedDocumentId)) {
+              changes.relatedDocumentIds = { from: doc.relatedDocumentIds, to: [...doc.relatedDocumentIds, p.relatedDocumentId] };
+              doc.relatedDocumentIds = [...doc.relatedDocumentIds, p.relatedDocumentId];
+            }
+            break;
+          }
+          case 'mark-read':
+          case 'mark-unread': {
+            const read = p.action === 'mark-read';
+            if ((doc.readAt != null) !== read) { changes.read = { from: !read, to: read }; doc.readAt = read ? now : null; }
+            break;
+          }
+          case 'archive':
+          case 'unarchive': {
+            const archived = p.action === 'archive';
+            if ((doc.archivedAt != null) !== archived) { changes.archived = { from: !archived, to: archived }; doc.archivedAt = archived ? now : null; }
+            break;
+          }
+        }
+        // A link or note naming the completing document lifts a suspension (208 → 209), by the supplier.
+        if ((p.action === 'link' || p.action === 'add-note') && p.relatedDocumentId && doc.lifecycleCode === '208') {
+          if (partyOf(doc) !== 'supplier') throw invalidTransition(doc, 'Only the supplier completes a suspended invoice (209)');
+          await applyEverywhere.call(this, ctx, tx, doc, entryFor('209', 'supplier', now, { relatedDocumentId: p.relatedDocumentId }));
+          changes.lifecycleCode = { from: '208', to: '209' };
+        }
+        if (Object.keys(changes).length) {
+          await this.recordEvent(ctx, tx, { organizationId: auth.organizationId, companyId: doc.companyId, type: 'document.updated', livemode: doc.livemode, data: { documentId: doc.id, changes } });
+        }
+        await tx.flush();
+        return documentView(doc);
+      });
+    }),
+
+    lookupParticipant: implement(contract.lookupParticipant, async (ctx) => {
+      const em = emOf(ctx);
+      const { participant, livemode } = ctx.params;
+      const where: Record<string, unknown> = { organization: { sandbox: !livemode } };
+      if (participant.companyId) where.id = participant.companyId;
+      else if (participant.addressingIdentifier) {
+        const siren = participant.addressingIdentifier.slice(0, 9);
+        where.$or = [{ registrationNumber: { $in: [participant.addressingIdentifier, siren] } }, { peppolId: `0009:${siren}` }];
+      } else if (participant.peppolId) where.peppolId = participant.peppolId;
+      else return null;
+      const company = await em.findOne(Company, where, { populate: ['organization'] });
+      if (!company || company.status !== 'active') return null;
+      return {
+        organizationId: company.organization.id, companyId: company.id, peppolId: company.peppolId ?? null, name: company.name, country: company.country,
+        documentTypes: ['invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt'],
+      };
+    }),
+
+    receiveInbound: implement(contract.receiveInbound, async function (this: DocsThis, ctx) {
+      const p = ctx.params;
+      const em = emOf(ctx);
+      const organization = await em.findOne(Organization, { id: p.recipient.organizationId });
+      if (!organization) throw new DomainError('RECIPIENT_NOT_FOUND', `Organization '${p.recipient.organizationId}' is gone`);
+      const livemode = CONNECTOR_MANIFESTS.find((m) => m.id === p.connectorId)?.mode === 'live';
+      const existing = await em.findOne(Document, { organization: organization.id, counterpartId: p.messageId, direction: 'incoming' });
+      if (existing) return { documentId: existing.id };
+      const normalized = p.payload.normalized ?? null;
+      const billing = BILLING_TYPES.has(p.type);
+      const canonical = billing && normalized ? (normalized as unknown as CanonicalInvoice) : undefined;
+      const now = (await companyClock(em, p.recipient.companyId)).now();
+      const id = newId('document');
+      await em.transactional(async (tx) => {
+        const doc = tx.create(Document, {
+          id, organization: organization.id, companyId: p.recipient.companyId, livemode, direction: 'incoming', type: p.type, documentSubtype: null,
+          format: p.payload.pdf ? 'auto' : p.payload.syntax === 'cii-d16b' ? 'cii-xml' : p.payload.xml ? 'ubl-xml' : 'json',
+          number: p.number, issueDate: canonical?.issueDate ?? null, dueDate: canonical?.dueDate ?? null, currency: canonical?.currency ?? null,
+          totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? null, sellerKey: null,
+          senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,
+          recipient: { ...(p.recipient.peppolId ? { peppolId: p.recipient.peppolId } : {}), companyId: p.recipient.companyId, ...(p.recipient.name ? { name: p.recipient.name } : {}) },
+          metadata: null, status: 'received', lifecycleCode: null, lifecycle: [], deliveryStatus: 'received', connectorId: p.connectorId,
+          connectorMessageId: p.messageId, deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
+          counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
+          originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
+          normalized, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
+        });
+        if (billing) {
+          // The buyer's copy shares the history so far: deposited, issued, received, made available.
+          doc.lifecycle = ['200', '201', '202'].map((code) => entryFor(code, FRENCH_STATUSES[code]!.emittedBy, now));
+          doc.lifecycleCode = '202';
+          await this.recordEvent(ctx, tx, applyStep(doc, entryFor('203', 'buyer_platform', now)));
+        }
+        await this.recordEvent(ctx, tx, {
+          organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.received', livemode,
+          data: { documentId: id, type: p.type, number: p.number, direction: 'incoming', sender: { peppolId: p.sender.peppolId, name: p.sender.name }, receiver: { peppolId: p.recipient.peppolId, name: p.recipient.name } },
+        });
+        await tx.flush();
+      });
+      return { documentId: id };
+    }),
+  },
+};
+
+/** Each batch item is checked with the send contract's own schema (a bad item fails alone). */
+function itemChecker(): (item: unknown) => SendParams {
+  // Lazily compiled once per process.
+  checkerCache ??= compileSendChecker();
+  return checkerCache;
+}
+let checkerCache: ((item: unknown) => SendParams) | undefined;
+
+function compileSendChecker(): (item: unknown) => SendParams {
+  // fastest-validator is CommonJS with an ES-style default export in its typings.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Validator = FastestValidator as unknown as new () => { compile(schema: unknown): (v: unknown) => true | Array<{ type: string; field: string; message?: string }> };
+  const check = new Validator().compile(contract.send.params);
+  return (item) => {
+    const copy = { ...(item as Record<string, unknown>) };
+    const result = check(copy);
+    if (result === true) return copy as unknown as SendParams;
+    const details = result.map((e) => ({ field: e.field, rule: e.type, message: e.message ?? `${e.field} is invalid` }));
+    const code = result[0]?.type === 'required' ? 'MISSING_FIELD' : result[0]?.type === 'enumValue' ? 'INVALID_ENUM' : 'INVALID_REQUEST';
+    throw new DomainError(code, details.map((d) => d.message).join('; '), { details });
+  };
+}
+
+
+export default DocumentsService;

@@ -1,0 +1,66 @@
+/**
+ * The sandbox-network connector: the SDK's contract suite, and each deterministic scenario.
+ */
+import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
+import { sandboxNetworkConnector as c, SCENARIOS } from '../../../adapters/sandbox-network/sandbox-network.connector.ts';
+import type { DirectoryEntry } from '../../../adapters/sdk/index.ts';
+import { pickConnector } from '../../../services/documents/router.ts';
+
+const bob: DirectoryEntry = { organizationId: 'org_b', companyId: 'comp_b', peppolId: '0208:0123456749', name: 'Bob BV', country: 'BE', documentTypes: ['invoice', 'credit-note'] };
+
+describeConnectorContract(c, { known: { peppolId: bob.peppolId! }, unknown: { peppolId: '0208:0999999999' }, directory: [bob], documentType: 'invoice' });
+
+describe('scenarios', () => {
+  const host = () => memoryHost([bob]);
+
+  it('unknown and cannot-receive participants', async () => {
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.unknown }, documentType: 'invoice' }, host())).toMatchObject({ known: false, canReceive: false });
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.cannotReceive }, documentType: 'invoice' }, host())).toMatchObject({ known: true, canReceive: false, documentTypes: [] });
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.invoiceOnly }, documentType: 'purchase-order' }, host())).toMatchObject({ known: true, canReceive: false, documentTypes: ['invoice'] });
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.invoiceOnly }, documentType: 'invoice' }, host())).toMatchObject({ known: true, canReceive: true });
+    expect(await c.check({ recipient: { companyId: 'comp_b' }, documentType: 'credit-note' }, host())).toMatchObject({ known: true, canReceive: true, name: 'Bob BV', country: 'BE' });
+    expect(await c.check({ recipient: { companyId: 'comp_b' }, documentType: 'quote' }, host())).toMatchObject({ known: true, canReceive: false });
+  });
+
+  it('access-point rejection', async () => {
+    expect(await c.send(sampleMessage({ peppolId: SCENARIOS.apReject }, 'invoice'), host())).toEqual({ outcome: 'rejected', errorCode: 'AP_REJECTED', errorMessage: expect.stringContaining('rejected') });
+  });
+
+  it('transient failures: always, or for the first n attempts', async () => {
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      expect((await c.send(sampleMessage({ peppolId: SCENARIOS.transient }, 'invoice', attempt), host())).outcome).toBe('transient');
+    }
+    expect((await c.send(sampleMessage({ peppolId: SCENARIOS.transientThenDelivered(2) }, 'invoice', 2), host())).outcome).toBe('transient');
+    expect((await c.send(sampleMessage({ peppolId: SCENARIOS.transientThenDelivered(2) }, 'invoice', 3), host())).outcome).toBe('delivered');
+  });
+
+  it('delayed delivery is confirmed by status once due', async () => {
+    let now = new Date('2026-01-01T00:00:00Z');
+    const h = memoryHost([bob], () => now);
+    const r = await c.send(sampleMessage({ peppolId: SCENARIOS.delayed(30) }, 'invoice'), h);
+    expect(r).toMatchObject({ outcome: 'accepted', checkAfterMs: 30_000 });
+    const id = (r as { messageId: string }).messageId;
+    expect(await c.status(id, h)).toEqual({ outcome: 'pending', checkAfterMs: 30_000 });
+    now = new Date('2026-01-01T00:00:30Z');
+    expect(await c.status(id, h)).toEqual({ outcome: 'delivered' });
+  });
+
+  it('delivers to a sandbox company through the inbox and names the recipient copy', async () => {
+    const h = host();
+    const r = await c.send(sampleMessage({ peppolId: bob.peppolId! }, 'invoice'), h);
+    expect(r).toEqual({ outcome: 'delivered', messageId: expect.any(String), localDocumentId: 'doc_in_1' });
+    expect(h.inboxed[0]!.recipient).toEqual({ peppolId: bob.peppolId, organizationId: 'org_b', companyId: 'comp_b', name: 'Bob BV' });
+  });
+});
+
+describe('content-based router', () => {
+  const live = { ...c.manifest, id: 'peppol-as4', mode: 'live' as const };
+  const frLive = { ...c.manifest, id: 'fr-ppf', mode: 'live' as const, countries: ['FR'] };
+  it('test keys go to the sandbox network, live keys to a live connector, the country-specific one first', () => {
+    expect(pickConnector([c.manifest, live, frLive], { livemode: false, documentType: 'invoice' })?.id).toBe('sandbox-network');
+    expect(pickConnector([c.manifest, live, frLive], { livemode: true, documentType: 'invoice' })?.id).toBe('peppol-as4');
+    expect(pickConnector([c.manifest, live, frLive], { livemode: true, country: 'FR', documentType: 'invoice' })?.id).toBe('fr-ppf');
+    expect(pickConnector([c.manifest], { livemode: true, documentType: 'invoice' })).toBeUndefined();
+    expect(pickConnector([c.manifest], { livemode: false, documentType: 'event' })).toBeUndefined();
+  });
+});
