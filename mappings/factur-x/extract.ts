@@ -46,6 +46,10 @@ export interface HybridPdf {
   /** Where the profile came from. */
   profileSource?: 'xmp' | 'xml';
   xmp?: XmpFacturX;
+  /** BT-24 of the embedded XML (CII guideline id, ZUGFeRD 1 guideline, or UBL CustomizationID). */
+  guidelineId?: string;
+  /** BT-3 of the embedded XML (document type code). */
+  typeCode?: string;
   /** Problems found in the XMP (missing extension schema, unknown conformance level …). */
   xmpIssues: string[];
   /** Every embedded file, for callers that keep attachments. */
@@ -180,6 +184,13 @@ function guidelineOf(xml: Buffer): string | undefined {
   return m?.[1]?.trim();
 }
 
+function typeCodeOf(xml: Buffer): string | undefined {
+  // The first TypeCode of a CII/ZUGFeRD document is the document's own (ExchangedDocument comes
+  // before any line or reference); UBL names it InvoiceTypeCode/CreditNoteTypeCode.
+  const s = xml.subarray(0, 64 * 1024).toString('utf8');
+  return /<(?:[\w.-]+:)?(?:InvoiceTypeCode|CreditNoteTypeCode|TypeCode)\b[^>]*>\s*([^<\s]+)\s*</.exec(s)?.[1];
+}
+
 /**
  * Extracts the e-invoice XML embedded in a hybrid PDF. Throws MappingError (INVALID_REQUEST) when
  * the bytes are not a readable PDF or carry no embedded XML.
@@ -243,7 +254,9 @@ export async function extractHybridPdf(bytes: Uint8Array): Promise<HybridPdf> {
   const levelProfile = normaliseConformanceLevel(xmp?.conformanceLevel);
   if (xmp?.conformanceLevel !== undefined && !levelProfile) xmpIssues.push(`unknown XMP ConformanceLevel "${xmp.conformanceLevel}"`);
   if (xmp && xmp.conformanceLevel === undefined) xmpIssues.push('XMP has no ConformanceLevel');
-  const xmlProfile = profileFromGuideline(guidelineOf(chosen.bytes));
+  const guidelineId = guidelineOf(chosen.bytes);
+  const typeCode = typeCodeOf(chosen.bytes);
+  const xmlProfile = profileFromGuideline(guidelineId);
   const result: HybridPdf = {
     xml: chosen.bytes,
     filename: chosen.name,
@@ -253,6 +266,8 @@ export async function extractHybridPdf(bytes: Uint8Array): Promise<HybridPdf> {
     attachments,
   };
   if (chosen.relationship !== undefined) result.relationship = chosen.relationship;
+  if (guidelineId !== undefined) result.guidelineId = guidelineId;
+  if (typeCode !== undefined) result.typeCode = typeCode;
   if (root) result.root = root;
   if (xmp) result.xmp = xmp;
   if (levelProfile) { result.profile = levelProfile; result.profileSource = 'xmp'; }

@@ -84,9 +84,12 @@ describe('hybrid PDFs of the mustangproject corpus', () => {
     }
     // Byte-exact: identical to the stream decoded independently.
     expect(r.xml.equals(await rawEmbedded(bytes, r.filename))).toBe(true);
+    expect(r.typeCode).toMatch(/^\d{3}$/);
     if (r.syntax === 'cii') {
       const c = ciiToCanonical(r.xml).canonical;
       expect(c.number).not.toBe('');
+      expect(r.typeCode).toBe(c.typeCode);
+      expect(r.guidelineId).toBe(c.customizationId);
     }
   });
 
