@@ -113,18 +113,21 @@ function main(): void {
   }
   for (let i = 0; i < 10; i++) validate(x100);
   const n = QUICK ? 30 : 200;
-  const full: number[] = []; const noXsd: number[] = [];
+  const full: number[] = []; const noXsd: number[] = []; const cpu: number[] = [];
   for (let i = 0; i < n; i++) {
+    const c0 = process.cpuUsage();
     t = performance.now(); validate(x100); full.push(ms(t));
+    const c1 = process.cpuUsage(c0); cpu.push((c1.user + c1.system) / 1000);
     t = performance.now(); validate(x100, { skipXsd: true }); noXsd.push(ms(t));
   }
   results.lines100 = {
     bytes: x100.length, runs: n,
-    p50: r1(quantile(full, 0.5)), p99: r1(quantile(full, 0.99)),
+    p50: r1(quantile(full, 0.5)), p99: r1(quantile(full, 0.99)), cpuP50: r1(quantile(cpu, 0.5)), cpuP99: r1(quantile(cpu, 0.99)),
     rulesOnlyP50: r1(quantile(noXsd, 0.5)), rulesOnlyP99: r1(quantile(noXsd, 0.99)),
     stages: stages(x100),
   };
-  process.stdout.write(`100 lines (${Math.round(x100.length / 1024)} KB): p50 ${r1(quantile(full, 0.5))} ms, p99 ${r1(quantile(full, 0.99))} ms ` +
+  process.stdout.write(`100 lines (${Math.round(x100.length / 1024)} KB): p50 ${r1(quantile(full, 0.5))} ms, p99 ${r1(quantile(full, 0.99))} ms, ` +
+    `CPU time p50 ${r1(quantile(cpu, 0.5))} ms, p99 ${r1(quantile(cpu, 0.99))} ms ` +
     `(rules only: p50 ${r1(quantile(noXsd, 0.5))} ms, p99 ${r1(quantile(noXsd, 0.99))} ms) stages ${JSON.stringify((results.lines100 as { stages: unknown }).stages)}\n`);
 
   results.sefModes10Lines = sefModes(makeInvoice(10));
@@ -135,16 +138,19 @@ function main(): void {
   for (const lines of QUICK ? [1000] : [1000, 10000]) {
     const x = makeInvoice(lines);
     const runs = lines >= 10000 ? 2 : 4;
-    const times: number[] = [];
+    const times: number[] = []; const cpuTimes: number[] = [];
     let findings = -1;
     validate(x); // warm for this size
     for (let i = 0; i < runs; i++) {
+      const c0 = process.cpuUsage();
       t = performance.now(); findings = validate(x).findings.length; times.push(ms(t));
+      const c1 = process.cpuUsage(c0); cpuTimes.push((c1.user + c1.system) / 1000);
     }
     const med = quantile(times, 0.5);
+    const cpuMed = quantile(cpuTimes, 0.5);
     perLine[lines] = med / lines;
-    results[`lines${lines}`] = { bytes: x.length, runs, totalMs: r1(med), perLineMs: Math.round((med / lines) * 1000) / 1000, findings, stages: stages(x) };
-    process.stdout.write(`${lines} lines (${Math.round(x.length / 1024)} KB): ${r1(med)} ms total, ${(med / lines).toFixed(3)} ms/line, ` +
+    results[`lines${lines}`] = { bytes: x.length, runs, totalMs: r1(med), cpuMs: r1(cpuMed), perLineMs: Math.round((med / lines) * 1000) / 1000, findings, stages: stages(x) };
+    process.stdout.write(`${lines} lines (${Math.round(x.length / 1024)} KB): ${r1(med)} ms total (CPU ${r1(cpuMed)} ms), ${(med / lines).toFixed(3)} ms/line, ` +
       `findings ${findings}, stages ${JSON.stringify((results[`lines${lines}`] as { stages: unknown }).stages)}\n`);
   }
   results.perLineMs = Object.fromEntries(Object.entries(perLine).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
