@@ -18,6 +18,8 @@ import { loadConfig } from '../services/shared/config.ts';
 export interface JobHandlerSpec {
   /** Jobs handed over at once. */
   batch?: number;
+  /** Claim-and-handle loops run side by side in this instance (SKIP LOCKED keeps them apart). */
+  parallel?: number;
   handle(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void>;
 }
 
@@ -65,19 +67,22 @@ export function SchedulerMixin(jobs: Record<string, JobHandlerSpec>): Partial<Se
             do {
               state.again = false;
               for (const [kind, spec] of Object.entries(jobs)) {
-                for (;;) {
-                  if (state.stopping) return;
-                  const em = databaseOf(this.broker).em.fork() as EntityManager;
-                  const claimed = await claimDueJobs(em, [kind], spec.batch ?? 50, cfg.events.schedulerLeaseMs);
-                  if (!claimed.length) break;
-                  try {
-                    await spec.handle.call(this, claimed, em);
-                  } catch (err) {
-                    this.logger.error(`scheduler: ${kind} handler failed; its jobs are released for a retry`, err);
-                    await releaseJobs(databaseOf(this.broker).em.fork() as EntityManager, claimed.map((j) => j.id), 5_000).catch(() => undefined);
-                    break;
+                const loop = async () => {
+                  for (;;) {
+                    if (state.stopping) return;
+                    const em = databaseOf(this.broker).em.fork() as EntityManager;
+                    const claimed = await claimDueJobs(em, [kind], spec.batch ?? 50, cfg.events.schedulerLeaseMs);
+                    if (!claimed.length) return;
+                    try {
+                      await spec.handle.call(this, claimed, em);
+                    } catch (err) {
+                      this.logger.error(`scheduler: ${kind} handler failed; its jobs are released for a retry`, err);
+                      await releaseJobs(databaseOf(this.broker).em.fork() as EntityManager, claimed.map((j) => j.id), 5_000).catch(() => undefined);
+                      return;
+                    }
                   }
-                }
+                };
+                await Promise.all(Array.from({ length: spec.parallel ?? 1 }, loop));
               }
             } while (state.again && !state.stopping);
           } catch (err) {

@@ -131,9 +131,12 @@ async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager):
     await em.flush();
     await completeJobs(em, done);
     for (const [id, dueAt] of reschedules) await rescheduleJob(em, id, dueAt);
-    for (const id of successes) await em.execute(`update webhooks set failure_count = 0 where id = ?`, [id], 'run');
-    for (const [id, n] of failuresByHook) if (!successes.has(id)) await em.execute(`update webhooks set failure_count = failure_count + ? where id = ?`, [n, id], 'run');
-    for (const id of exhausted) await em.execute(`update webhooks set status = 'paused', updated_at = ? where id = ? and status = 'active'`, [systemClock.now(), id], 'run');
+    // Webhook rows in id order, and only touched when something changes: parallel batches never deadlock on them.
+    for (const id of [...new Set([...successes, ...failuresByHook.keys(), ...exhausted])].sort()) {
+      if (successes.has(id)) await em.execute(`update webhooks set failure_count = 0 where id = ? and failure_count <> 0`, [id], 'run');
+      else await em.execute(`update webhooks set failure_count = failure_count + ? where id = ?`, [failuresByHook.get(id) ?? 0, id], 'run');
+      if (exhausted.has(id)) await em.execute(`update webhooks set status = 'paused', updated_at = ? where id = ? and status = 'active'`, [systemClock.now(), id], 'run');
+    }
     await em.commit();
   } catch (err) {
     await em.rollback();
@@ -144,7 +147,7 @@ async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager):
 
 const WebhooksService: ServiceSchema = {
   name: 'webhooks',
-  mixins: [OrmMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, handle: deliverDue } })],
+  mixins: [OrmMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, parallel: 4, handle: deliverDue } })],
 
   actions: {
     createWebhook: implement(contract.createWebhook, async (ctx) => {
