@@ -75,6 +75,8 @@ export function ruleToJsonSchema(input: unknown): JsonSchema {
   }
   if (rule.default !== undefined && typeof rule.default !== 'function') out.default = rule.default;
   if (typeof rule.description === 'string') out.description = rule.description;
+  // A request field being retired (spec, Versioning §4): `{ type: …, deprecated: true }` in the contract.
+  if (rule.deprecated === true) out.deprecated = true;
   return out;
 }
 

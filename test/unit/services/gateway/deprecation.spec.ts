@@ -42,3 +42,14 @@ it('flags the operation deprecated: true in the OpenAPI document, and only that 
   expect(doc.paths['/v1/legacy/ping']!.get).toMatchObject({ deprecated: true, 'x-sunset': '2027-06-30', externalDocs: { url: deprecated.link } });
   expect(doc.paths['/v1/ping']!.get!.deprecated).toBeUndefined();
 });
+
+it('flags a request field deprecated: true when its rule says so', () => {
+  const withField = defineAction<{ label?: string; name?: string }, { pong: true }>('legacy', 'rename', {
+    params: { label: { type: 'string', optional: true, deprecated: true }, name: { type: 'string', optional: true } },
+    http: { method: 'POST', path: '/v1/legacy/rename', access: 'authenticated', tag: 'Legacy', summary: 'Rename', response: { type: 'object' } },
+  });
+  const doc = buildOpenApi([withField], 'http://localhost') as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }>> };
+  const props = doc.paths['/v1/legacy/rename']!.post!.requestBody.content['application/json']!.schema.properties;
+  expect(props.label).toEqual({ type: 'string', deprecated: true });
+  expect(props.name).toEqual({ type: 'string' });
+});
