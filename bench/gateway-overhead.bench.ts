@@ -3,7 +3,11 @@
  * request log add to a call, p50 and p99, at a fixed request rate, with the in-process limiter
  * store and with Redis.
  *
- *   node bench/gateway-overhead.bench.ts [rate=200 req/s] [seconds=6]
+ *   node bench/gateway-overhead.bench.ts [rate=200 req/s] [seconds=6 per scenario] [sequential=300 per round]
+ *
+ * Two measures per scenario: p50/p99 under a fixed request rate (autocannon, 16 connections,
+ * 1 ms resolution), and p50/p99 of requests sent one at a time (sub-millisecond: the gateway's
+ * own cost without queueing). Scenarios run in interleaved rounds so machine noise spreads evenly.
  *
  * The application runs in a child process (embedded PostgreSQL, every service, the gateway on
  * 127.0.0.1, `REDIS_URL` set or not); this process generates the load with autocannon. The action
@@ -11,6 +15,7 @@
  * so the differences between scenarios are the gateway's own work:
  *
  *   public GET              HTTP, routing, request validation (the baseline)
+ *   public POST             + reading a JSON body (what every POST pays, guarantees or not)
  *   authenticated GET       + API-key authentication (a key lookup) + rate limit
  *   authenticated POST      + body reading and request-log capture (a mutation is always logged)
  *   POST + Idempotency-Key  + key claim and response store (two PostgreSQL round trips)
@@ -49,7 +54,7 @@ async function serve(): Promise<void> {
   const response = { type: 'object', properties: { ok: { const: true } } };
   const noop = (access: 'public' | 'authenticated', method: 'GET' | 'POST', name: string) =>
     defineAction<Record<string, unknown>, { ok: true }>('benchnoop', name, { params: { $$strict: 'remove' }, http: { method, path: `/v1/bench/${name}`, access, tag: 'Bench', summary: 'no-op', response } });
-  const contracts = [noop('public', 'GET', 'public'), noop('authenticated', 'GET', 'read'), noop('authenticated', 'POST', 'write')];
+  const contracts = [noop('public', 'GET', 'public'), noop('public', 'POST', 'public-write'), noop('authenticated', 'GET', 'read'), noop('authenticated', 'POST', 'write')];
   const NoopService = { name: 'benchnoop', actions: Object.fromEntries(contracts.map((c) => [c.name, implement(c, async () => ({ ok: true as const }))])) };
 
   const database = await resolveDatabase();
@@ -82,6 +87,7 @@ async function serve(): Promise<void> {
 async function main(): Promise<void> {
   const RATE = Number(process.argv[2] ?? 200);
   const SECONDS = Number(process.argv[3] ?? 6);
+  const SEQUENTIAL = Number(process.argv[4] ?? 300);
   const { default: run } = await import('autocannon');
   const { startRedis } = await import('../test/support/servers.ts');
 
@@ -111,6 +117,7 @@ async function main(): Promise<void> {
   interface Scenario { name: string; method: 'GET' | 'POST'; path: string; auth: boolean; idempotent?: boolean }
   const scenarios: Scenario[] = [
     { name: 'public GET (baseline)', method: 'GET', path: '/v1/bench/public', auth: false },
+    { name: 'public POST (body read)', method: 'POST', path: '/v1/bench/public-write', auth: false },
     { name: 'auth + rate limit GET', method: 'GET', path: '/v1/bench/read', auth: true },
     { name: 'auth POST + request log', method: 'POST', path: '/v1/bench/write', auth: true },
     { name: 'POST + Idempotency-Key', method: 'POST', path: '/v1/bench/write', auth: true, idempotent: true },
@@ -130,6 +137,26 @@ async function main(): Promise<void> {
     return { name: s.name, requests: result.requests.total, perSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, maxMs: result.latency.max };
   }
 
+  /** One request at a time (no queueing): the gateway's own cost per request, sub-millisecond. */
+  async function sequential(base: string, apiKey: string, s: Scenario, count: number) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (s.auth) headers.authorization = `Bearer ${apiKey}`;
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const h = s.idempotent ? { ...headers, 'idempotency-key': `seq-${process.pid}-${Date.now()}-${i}` } : headers;
+      const t0 = performance.now();
+      const res = await fetch(`${base}${s.path}`, { method: s.method, headers: h, ...(s.method === 'POST' ? { body: '{}' } : {}) });
+      await res.arrayBuffer();
+      times.push(performance.now() - t0);
+      if (res.status !== 200) throw new Error(`${s.name}: status ${res.status}`);
+    }
+    return times;
+  }
+
+  const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const ROUNDS = 3;
+
   const variants: Array<{ name: string; redis: boolean }> = [{ name: 'in-process store', redis: false }, { name: 'Redis store', redis: true }];
   const out: Array<Record<string, unknown>> = [];
   for (const variant of variants) {
@@ -137,20 +164,43 @@ async function main(): Promise<void> {
     const { child, ready } = await startChild(redis ? { REDIS_URL: redis.url } : {});
     const base = `http://127.0.0.1:${ready.port}`;
     try {
-      console.log(`\n-- ${variant.name}: ${RATE} req/s for ${SECONDS} s per scenario, 16 connections, load from pid ${process.pid}, server pid ${child.pid}`);
-      for (const s of scenarios) await measure(base, ready.apiKey, s, 2, RATE); // warm-up: JIT, pools, plan cache
-      const rows = [];
-      for (const s of scenarios) {
-        const row = await measure(base, ready.apiKey, s, SECONDS, RATE);
-        rows.push(row);
-        console.log(`${row.name.padEnd(26)} p50 ${row.p50Ms.toFixed(2).padStart(6)} ms   p99 ${row.p99Ms.toFixed(2).padStart(6)} ms   max ${row.maxMs.toFixed(1).padStart(6)} ms   ${row.perSecond} req/s (${row.requests} requests)`);
+      console.log(`\n-- ${variant.name} (server pid ${child.pid}, load from pid ${process.pid})`);
+      for (const s of scenarios) await measure(base, ready.apiKey, s, 1, RATE); // warm-up: JIT, pools, plan cache
+
+      // 1. Fixed load: ROUNDS interleaved rounds per scenario (machine noise spreads evenly); medians of the rounds.
+      const perRound = Math.max(1, Math.round(SECONDS / ROUNDS));
+      const runs = new Map<string, Array<Awaited<ReturnType<typeof measure>>>>();
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const s of scenarios) {
+          const r = await measure(base, ready.apiKey, s, perRound, RATE);
+          runs.set(s.name, [...(runs.get(s.name) ?? []), r]);
+        }
       }
-      const baseline = rows[0]!;
-      const overhead = rows.slice(1).map((r) => ({ name: r.name, p50Ms: +(r.p50Ms - baseline.p50Ms).toFixed(2), p99Ms: +(r.p99Ms - baseline.p99Ms).toFixed(2) }));
-      for (const o of overhead) console.log(`overhead ${o.name.padEnd(26)} p50 +${o.p50Ms.toFixed(2)} ms   p99 +${o.p99Ms.toFixed(2)} ms`);
+      console.log(`fixed load: ${RATE} req/s, 16 connections, ${ROUNDS} rounds of ${perRound} s per scenario (autocannon; 1 ms resolution; medians of the rounds)`);
+      const loaded = scenarios.map((s) => {
+        const rs = runs.get(s.name)!;
+        return { name: s.name, requests: rs.reduce((a, r) => a + r.requests, 0), p50Ms: median(rs.map((r) => r.p50Ms)), p99Ms: median(rs.map((r) => r.p99Ms)), maxMs: Math.max(...rs.map((r) => r.maxMs)) };
+      });
+      for (const row of loaded) console.log(`  ${row.name.padEnd(26)} p50 ${row.p50Ms.toFixed(0).padStart(4)} ms   p99 ${row.p99Ms.toFixed(0).padStart(4)} ms   max ${row.maxMs.toFixed(0).padStart(4)} ms   (${row.requests} requests)`);
+
+      // 2. One request at a time, interleaved rounds: the per-request cost without queueing.
+      const seq = new Map<string, number[]>();
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const s of scenarios) seq.set(s.name, [...(seq.get(s.name) ?? []), ...(await sequential(base, ready.apiKey, s, SEQUENTIAL))]);
+      }
+      console.log(`one at a time: ${ROUNDS} x ${SEQUENTIAL} requests per scenario`);
+      const unloaded = scenarios.map((s) => {
+        const xs = seq.get(s.name)!.sort((a, b) => a - b);
+        return { name: s.name, requests: xs.length, p50Ms: +pct(xs, 50).toFixed(3), p99Ms: +pct(xs, 99).toFixed(3) };
+      });
+      const baseline = unloaded[0]!;
+      for (const row of unloaded) {
+        const extra = row === baseline ? '' : `   overhead p50 +${(row.p50Ms - baseline.p50Ms).toFixed(2)} ms, p99 +${(row.p99Ms - baseline.p99Ms).toFixed(2)} ms`;
+        console.log(`  ${row.name.padEnd(26)} p50 ${row.p50Ms.toFixed(2).padStart(6)} ms   p99 ${row.p99Ms.toFixed(2).padStart(6)} ms${extra}`);
+      }
       const log = await ask<LogStats & { drainMs: number; pendingAtEnd: number }>(child, 'stats');
       console.log(`request log: ${log.captured} captured, ${log.written} written in ${log.batches} batches, ${log.dropped} dropped, ${log.failed} failed; deepest buffer ${log.maxDepth}, slowest batch ${log.maxFlushMs.toFixed(1)} ms, ${log.pendingAtEnd} pending at the end (drained in ${log.drainMs} ms)`);
-      out.push({ variant: variant.name, rate: RATE, seconds: SECONDS, rows, overhead, requestLog: log });
+      out.push({ variant: variant.name, rate: RATE, seconds: SECONDS, rounds: ROUNDS, loaded, unloaded, requestLog: log });
     } finally {
       child.send({ type: 'stop' });
       await new Promise((r) => child.once('exit', r));
