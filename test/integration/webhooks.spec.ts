@@ -4,6 +4,10 @@
  * receivers on 127.0.0.1; retries are driven by the sandbox virtual clock, not by waiting.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { startReceiver, eventually, type Receiver } from '../support/webhook-receiver.ts';
@@ -43,17 +47,19 @@ async function sql<T = Record<string, unknown>>(text: string, values: unknown[] 
   try { return (await client.query(text, values)).rows as T[]; } finally { await client.end(); }
 }
 
-/** The README recipe, verbatim in spirit: split on ',', 5-minute tolerance, raw body, constant time. */
+/** The receiver recipe exactly as the README documents it: its code block, loaded as a module. */
 async function readmeRecipe(header: string, rawBody: string, secret: string): Promise<boolean> {
-  const { createHmac, timingSafeEqual } = await import('node:crypto');
-  const parts = header.split(',').map((p) => p.split('='));
-  const t0 = Number(parts.find(([k]) => k === 't')?.[1]);
-  if (!Number.isFinite(t0) || Math.abs(Date.now() / 1000 - t0) > 300) return false;
-  const expected = createHmac('sha256', secret).update(`${t0}.${rawBody}`).digest();
-  return parts.filter(([k]) => k === 'v1').some(([, v]) => {
-    const given = Buffer.from(v ?? '', 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
+  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const block = /\*\*Verifying a signature\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README has no signature verification recipe');
+  const dir = mkdtempSync(join(tmpdir(), 'einv-recipe-'));
+  try {
+    writeFileSync(join(dir, 'verify.mjs'), block);
+    const { verify } = await import(pathToFileURL(join(dir, 'verify.mjs')).href) as { verify(h: string, b: string, s: string): boolean };
+    return verify(header, rawBody, secret);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('webhook subscriptions', () => {
@@ -115,6 +121,7 @@ describe('outbox, dispatcher and signed deliveries', () => {
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifyWebhookSignature(header, got.rawBody, s.hook.secret)).toBe(true);
     expect(await readmeRecipe(header, got.rawBody, s.hook.secret)).toBe(true);
+    expect(await readmeRecipe(header, got.rawBody, 'whsec_other')).toBe(false);
     // Wrong secret, altered body, stale timestamp: refused.
     expect(verifyWebhookSignature(header, got.rawBody, 'whsec_other')).toBe(false);
     expect(verifyWebhookSignature(header, got.rawBody.replace('doc_1', 'doc_2'), s.hook.secret)).toBe(false);
