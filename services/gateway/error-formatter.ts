@@ -162,9 +162,9 @@ const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
  * (`{error, error_description}`, `Cache-Control: no-store`), for routes whose contract says
  * `errorFormat: 'oauth'`. Status codes are the error table's.
  */
-export function formatOAuthError(err: unknown, requestId: string): { status: number; headers: Record<string, string>; body: OAuthErrorBody; internal: boolean } {
+export function formatOAuthError(err: unknown, requestId: string, extraHeaders: Record<string, string> = {}): { status: number; headers: Record<string, string>; body: OAuthErrorBody; internal: boolean } {
   const t = translate(err);
-  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Request-Id': requestId };
+  const headers: Record<string, string> = { ...extraHeaders, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Request-Id': requestId };
   if (t.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(t.retryAfter)));
   return {
     status: ERROR_TABLE[t.code].status,

@@ -146,7 +146,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       const requestId = requestIdOf(req, res);
       // An Idempotency-Key seen before: the stored response, not an error.
       if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) return;
-      const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId) : formatError(err, requestId, config.docsUrl, req.$limitHeaders);
+      const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId, req.$limitHeaders) : formatError(err, requestId, config.docsUrl, req.$limitHeaders);
       this.guarantees.noteError(req as unknown as GuardedRequest, out.body);
       if (out.internal) this.logger.error(`[${requestId}] ${req.method} ${req.url}:`, err);
       if (res.headersSent) return res.end();

@@ -1,5 +1,5 @@
 import { Errors } from 'moleculer';
-import { formatError, ERROR_TABLE } from '../../../../services/gateway/error-formatter.ts';
+import { formatError, formatOAuthError, ERROR_TABLE } from '../../../../services/gateway/error-formatter.ts';
 import { DomainError, ERROR_CODES } from '../../../../services/shared/errors.ts';
 
 const DOCS = 'http://api.test/docs/errors';
@@ -52,5 +52,17 @@ describe('formatError', () => {
 
   it('passes Retry-After from the error data, rounded up to whole seconds', () => {
     expect(formatError(new DomainError('RATE_LIMITED', 'slow down', { retryAfter: 1.2 }), 'r', DOCS).headers['Retry-After']).toBe('2');
+  });
+});
+
+describe('formatOAuthError (token endpoint)', () => {
+  it('renders RFC 6749 errors with the error table\'s statuses, no-store, and the request\'s extra headers', () => {
+    const denied = formatOAuthError(new DomainError('ACCESS_DENIED', 'audience not granted'), 'req_9', { 'RateLimit-Limit': '60' });
+    expect(denied).toMatchObject({ status: 403, internal: false, body: { error: 'access_denied', error_description: 'audience not granted', requestId: 'req_9' } });
+    expect(denied.headers).toMatchObject({ 'Cache-Control': 'no-store', 'X-Request-Id': 'req_9', 'RateLimit-Limit': '60' });
+    expect(formatOAuthError(new DomainError('INVALID_CLIENT', 'x'), 'r').body.error).toBe('invalid_client');
+    expect(formatOAuthError(new DomainError('MISSING_FIELD', 'x'), 'r')).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(formatOAuthError(new DomainError('RATE_LIMITED', 'x', { retryAfter: 3 }), 'r')).toMatchObject({ status: 429, headers: { 'Retry-After': '3' }, body: { error: 'rate_limited' } });
+    expect(formatOAuthError(new Error('boom'), 'r')).toMatchObject({ status: 500, internal: true, body: { error: 'server_error' } });
   });
 });
