@@ -29,7 +29,10 @@ export function pdfHeaderOffset(bytes: Uint8Array): number {
 
 /** The binary container the bytes are, when the magic number says so unambiguously. */
 export function sniffBinary(bytes: Uint8Array): BinaryKind | undefined {
-  if (pdfHeaderOffset(bytes) >= 0) return { name: 'pdf', mediaType: 'application/pdf' };
+  const pdfAt = pdfHeaderOffset(bytes);
+  // A header after leading junk counts only when the bytes are not an XML document that merely
+  // mentions "%PDF-" near its start.
+  if (pdfAt === 0 || (pdfAt > 0 && !sniffXmlRoot(bytes))) return { name: 'pdf', mediaType: 'application/pdf' };
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) || startsWith(bytes, [0x50, 0x4b, 0x05, 0x06]) || startsWith(bytes, [0x50, 0x4b, 0x07, 0x08])) {
     return { name: 'zip', mediaType: 'application/zip', suffix: 'zip' };
   }

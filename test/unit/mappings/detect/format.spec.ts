@@ -36,6 +36,12 @@ describe('detectFormat (format=auto)', () => {
     expect(detectFormat('<ubl:Invoice xmlns:ubl="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>')).toMatchObject({ format: 'ubl', ublDocument: 'Invoice' });
   });
 
+  it('a PDF header after junk is a PDF, but not inside an XML document', () => {
+    expect(detectFormat(Buffer.concat([Buffer.from('\r\n\r\n'), pdf])).format).toBe('pdf');
+    const xml = '<?xml version="1.0"?><!-- see %PDF-1.7 copy --><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>';
+    expect(detectFormat(xml).format).toBe('ubl');
+  });
+
   it('reads UTF-16 documents with a BOM', () => {
     const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>', 'utf16le')]);
     expect(detectFormat(le)).toMatchObject({ format: 'ubl', ublDocument: 'CreditNote' });
