@@ -15,7 +15,7 @@ import type { AppConfig } from '../shared/config.ts';
 import type { Principal, RequestMeta } from '../shared/auth.ts';
 import type { HttpBinding } from '../shared/contract.ts';
 import type { Plan } from '../tenancy/organization.entity.ts';
-import { organizationPlan, consumeDocumentQuota, planRateLimits, type OrganizationPlan } from '../limits/limits.contract.ts';
+import { organizationPlan, consumeDocumentQuota, refundDocumentQuota, planRateLimits, type OrganizationPlan } from '../limits/limits.contract.ts';
 import { claim, complete, release } from '../idempotency/idempotency.contract.ts';
 import { idempotencyScope } from '../idempotency/idempotency-scope.ts';
 import { ingest, type RequestLogInput } from '../requests/requests.contract.ts';
@@ -43,6 +43,8 @@ export interface GuardedRequest extends IncomingMessage {
     callStartedAt?: number;
     errorCode?: string;
     validation?: ValidationDiffEntry[];
+    /** Documents counted against the monthly quota by this request (given back if it fails). */
+    quota?: { period: string; count: number };
   };
 }
 
@@ -124,7 +126,14 @@ export class GatewayGuarantees {
       const key = idempotencyKeyOf(req) ?? (binding.idempotencyKeyFromPayload ? derivedIdempotencyKey(path, req.body, req.$rawBody) : undefined);
       if (key) await this.claimKey(ctx, req, res, key, method, path);
     }
-    if (binding.consumesDocumentQuota) await call(ctx, consumeDocumentQuota, { organizationId: guard.auth.organizationId });
+    if (binding.consumesDocumentQuota) {
+      const flag = binding.consumesDocumentQuota;
+      const count = typeof flag === 'function' ? flag(req.$params) : 1;
+      if (count > 0) {
+        const usage = await call(ctx, consumeDocumentQuota, { organizationId: guard.auth.organizationId, count });
+        guard.quota = { period: usage.period, count };
+      }
+    }
     // What follows is the action itself (moleculer-web calls it right after authorization).
     guard.callStartedAt = performance.now();
   }
@@ -196,6 +205,11 @@ export class GatewayGuarantees {
     if (!guard) return;
     const method = req.method ?? 'GET';
     const status = res.statusCode;
+    if (guard.quota && status >= 400) {
+      // The send did not happen: its documents do not count.
+      call(this.broker, refundDocumentQuota, { organizationId: guard.auth.organizationId, ...guard.quota })
+        .catch((err: unknown) => this.broker.logger.warn('document quota: refund failed:', err));
+    }
     if (!MUTATIONS.has(method) && status < 400 && !this.logReads) return;
     const now = performance.now();
     const durationMs = +(now - (req.$t0 ?? now)).toFixed(3);

@@ -40,6 +40,11 @@ export const consumeDocumentQuota = defineAction<{ organizationId: string; count
   params: { ...STRICT_REMOVE, organizationId: { type: 'string', min: 1, max: 255 }, count: { type: 'number', integer: true, min: 1, max: 1000, optional: true } },
 });
 
+/** Gives back documents counted by a send that then failed (same period as the consumption). */
+export const refundDocumentQuota = defineAction<{ organizationId: string; period: string; count: number }, { used: number }>('limits', 'refundDocumentQuota', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, period: { type: 'string', pattern: /^\d{4}-\d{2}$/ }, count: { type: 'number', integer: true, min: 1, max: 1000 } },
+});
+
 export const documentQuota = defineAction<{ organizationId: string }, QuotaUsage>('limits', 'documentQuota', {
   params: { organizationId: { type: 'string', min: 1, max: 255 } },
 });

@@ -4,7 +4,7 @@ import { DomainError, notFound } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { Organization } from '../tenancy/organization.entity.ts';
-import { organizationPlan, consumeDocumentQuota, documentQuota, PLAN_DOCUMENT_QUOTAS, type OrganizationPlan } from './limits.contract.ts';
+import { organizationPlan, consumeDocumentQuota, refundDocumentQuota, documentQuota, PLAN_DOCUMENT_QUOTAS, type OrganizationPlan } from './limits.contract.ts';
 import { quotaPeriod, secondsToNextPeriod } from './quota-period.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -46,6 +46,15 @@ const LimitsService: ServiceSchema = {
       );
       if (!rows.length) throw exceeded();
       return { organizationId, period, used: rows[0]!.used, limit };
+    }),
+
+    refundDocumentQuota: implement(refundDocumentQuota, async (ctx) => {
+      const { organizationId, period, count } = ctx.params;
+      const rows = await emOf(ctx).execute<Array<{ used: number }>>(
+        'update document_quota_usage set used = greatest(0, used - ?), updated_at = ? where organization_id = ? and period = ? returning used',
+        [count, systemClock.now(), organizationId, period],
+      );
+      return { used: rows[0]?.used ?? 0 };
     }),
 
     documentQuota: implement(documentQuota, async (ctx) => {

@@ -61,8 +61,12 @@ export interface HttpBinding {
    * `file: {content (base64), contentType, filename}` (from the Content-Type header and `filename`).
    */
   rawBody?: boolean;
-  /** The operation sends documents: each call counts against the organization's monthly document quota (429 QUOTA_EXCEEDED; none in sandbox). */
-  consumesDocumentQuota?: boolean;
+  /**
+   * The operation sends documents: each call counts against the organization's monthly document
+   * quota (429 QUOTA_EXCEEDED; none in sandbox); `true` counts one, a function counts from the
+   * validated params (a batch: its items). An answer of 400 or more gives the count back.
+   */
+  consumesDocumentQuota?: boolean | ((params: Record<string, unknown>) => number);
   /** A POST without Idempotency-Key gets a key derived from its payload (the spec's rule for sends). */
   idempotencyKeyFromPayload?: boolean;
   /**

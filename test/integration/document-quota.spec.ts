@@ -8,6 +8,7 @@ import pg from 'pg';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { defineAction, implement, STRICT_REMOVE } from '../../services/shared/contract.ts';
 import { principalOf } from '../../services/shared/auth.ts';
+import { DomainError } from '../../services/shared/errors.ts';
 import { call } from '../../services/shared/call.ts';
 import { SERVICE_CATALOGUE } from '../../services/index.ts';
 import { gatewayPublishing } from '../../services/gateway/gateway.service.ts';
@@ -24,10 +25,20 @@ const send = defineAction<{ number: string }, { id: string; number: string; orga
     response: { type: 'object' },
   },
 });
+const sendBatch = defineAction<{ numbers: string[] }, { sent: number }>('quotatest', 'sendBatch', {
+  params: { ...STRICT_REMOVE, numbers: { type: 'array', items: 'string', min: 1, max: 100 } },
+  http: {
+    method: 'POST', path: '/v1/quota-test/send/batch', access: 'send', tag: 'Test', summary: 'Stand-in for POST /v1/documents/send/batch',
+    consumesDocumentQuota: (params) => (params.numbers as unknown[]).length,
+    response: { type: 'object' },
+  },
+});
 const QuotaTestService = {
   name: 'quotatest',
   actions: {
+    sendBatch: implement(sendBatch, async (ctx) => ({ sent: ctx.params.numbers.length })),
     send: implement(send, async (ctx) => {
+      if (ctx.params.number === 'REFUSED') throw new DomainError('UBL_VALIDATION_FAILED', 'refused by the stand-in');
       executions.push(ctx.params.number);
       return { id: `doc_${executions.length}`, number: ctx.params.number, organizationId: principalOf(ctx).organizationId };
     }),
@@ -38,7 +49,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({
     services: Object.keys(SERVICE_CATALOGUE).filter((name) => name !== 'gateway'),
-    extraServices: [gatewayPublishing([send]), QuotaTestService],
+    extraServices: [gatewayPublishing([send, sendBatch]), QuotaTestService],
   });
 });
 afterAll(async () => { await t.stop(); });
@@ -86,6 +97,24 @@ describe('monthly document quota', () => {
     const answers = await sendMany(sandbox.apiKey, 'sandbox', 55);
     expect(answers.every((r) => r.status === 201)).toBe(true);
     expect(await call(t.app.broker, documentQuota, { organizationId: sandbox.organizationId })).toMatchObject({ used: 55, limit: null });
+  });
+});
+
+describe('what counts', () => {
+  it('a failed send gives its document back; a batch counts its items', async () => {
+    const org = await organization('free', false);
+    const refused = await api(t.baseUrl, 'POST', '/v1/quota-test/send', { key: org.apiKey, body: { number: 'REFUSED' } });
+    expectEnvelope(refused, 422, 'UBL_VALIDATION_FAILED');
+    const usage = () => call(t.app.broker, documentQuota, { organizationId: org.organizationId });
+    // The refund runs right after the answer.
+    for (let i = 0; i < 50 && (await usage()).used !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await usage()).used).toBe(0);
+    const batch = await api(t.baseUrl, 'POST', '/v1/quota-test/send/batch', { key: org.apiKey, body: { numbers: Array.from({ length: 30 }, (_, i) => `B-${i}`) } });
+    expect(batch.status).toBe(200);
+    expect((await usage()).used).toBe(30);
+    const tooMany = await api(t.baseUrl, 'POST', '/v1/quota-test/send/batch', { key: org.apiKey, body: { numbers: Array.from({ length: 21 }, (_, i) => `C-${i}`) } });
+    expectEnvelope(tooMany, 429, 'QUOTA_EXCEEDED');
+    expect((await usage()).used).toBe(30);
   });
 });
 
