@@ -2,7 +2,8 @@
  * Crash safety of the outbox and the webhook worker: the dispatcher runs as its own process
  * (test/support/dispatcher-process.ts), is killed with SIGKILL while it is delivering, and a new
  * one is started. Every event written through the outbox reaches the receiver at least once, none
- * is missing, and each event still has exactly one delivery row.
+ * is missing, and each event still has exactly one delivery row. Then two replicas side by side
+ * share one outbox and one job table without delivering anything twice.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
@@ -20,11 +21,11 @@ const WHILE_DOWN = 100;
 
 interface Running { child: ChildProcess; output: () => string; exited: Promise<void> }
 
-function startDispatcher(databaseUrl: string): Running {
+function startDispatcher(databaseUrl: string, env: Record<string, string> = {}): Running {
   let output = '';
   const child = spawn(process.execPath, ['test/support/dispatcher-process.ts'], {
     // Short lease: the killed process's claimed attempts come back quickly.
-    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, NATS_URL: '', MOL_LOG_LEVEL: 'warn', EINV_SCHEDULER_LEASE_MS: '2000', EINV_WEBHOOK_BATCH: '5' },
+    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, NATS_URL: '', MOL_LOG_LEVEL: 'warn', EINV_SCHEDULER_LEASE_MS: '2000', EINV_WEBHOOK_BATCH: '5', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (output += d));
@@ -113,4 +114,36 @@ it('kill -9 of the dispatcher mid-flight, then a restart: every event delivered 
   second.child.kill('SIGTERM');
   await second.exited;
   expect(second.child.exitCode).toBe(0);
+}, TIMEOUT_MS);
+
+it('two dispatcher replicas on one database share the work: every event delivered exactly once', async () => {
+  const boot = await bootstrap(t.baseUrl);
+  const target = await startReceiver(() => 200, '/replicas', 5);
+  try {
+    const em = t.app.orm!.em.fork();
+    em.create(Webhook, {
+      id: newId('webhook'), organization: boot.organizationId, companyId: boot.company.id, url: target.url, events: ['*'], description: null,
+      status: 'active', failureCount: 0, livemode: false, secret: 'whsec_replicas', previousSecret: null, previousSecretExpiresAt: null,
+    });
+    await em.flush();
+    // A long lease: no claim can expire here, so a second delivery of one event would be a real double claim.
+    const replicas = [startDispatcher(db.url, { EINV_SCHEDULER_LEASE_MS: '120000' }), startDispatcher(db.url, { EINV_SCHEDULER_LEASE_MS: '120000' })];
+    children.push(...replicas);
+    await eventually(async () => replicas.every((c) => c.output().includes('dispatcher ready')), 60_000, 'both replicas ready');
+    const written = new Set<string>();
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < 5; i++) {
+        for (const e of await call(t.app.broker, touchCompany, { companyId: boot.company.id, type: 'document.received', count: 10 })) written.add(e.id);
+      }
+    }));
+    await target.waitFor(written.size, 60_000);
+    await new Promise((res) => setTimeout(res, 1_000));
+    const received = target.requests.map((q) => q.headers['x-service-event-id'] as string);
+    expect(received.length).toBe(200);
+    expect(new Set(received)).toEqual(written);
+    for (const c of replicas) { c.child.kill('SIGTERM'); await c.exited; }
+    expect(replicas.map((c) => c.child.exitCode)).toEqual([0, 0]);
+  } finally {
+    await target.close();
+  }
 }, TIMEOUT_MS);
