@@ -117,8 +117,17 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
     else bodyProps[name] = schema;
   }
   const bodyRequired = [...required].filter((n) => n in bodyProps);
+  if (http.method === 'POST' && http.access !== 'public') {
+    parameters.push({
+      name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: http.idempotencyKeyFromPayload
+        ? 'The first answer is replayed for 24 hours (per calling key); without it a key is derived from the payload'
+        : 'The first answer is replayed for 24 hours (per calling key)',
+    });
+  }
   const status = String(http.status ?? 200);
-  const errors: Record<string, unknown> = { 400: errorResponse('Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …)'), 429: errorResponse('Rate limited') };
+  const errors: Record<string, unknown> = { 400: errorResponse('Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …)'), 429: errorResponse(http.consumesDocumentQuota ? 'RATE_LIMITED (honour Retry-After), QUOTA_EXCEEDED' : 'RATE_LIMITED (honour Retry-After)') };
+  if (http.method === 'POST' && http.access !== 'public') errors[409] = errorResponse('IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH');
   if (http.access !== 'public') {
     Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN') });
   }
