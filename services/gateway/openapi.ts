@@ -170,10 +170,17 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
         + `Scopes: ${SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join(', ')}.`,
     },
     servers: [{ url: serverUrl }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { clientCredentials: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svc_…) or a JWT' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svc_…) or a JWT of the identity provider (organization from `_permissions`, or X-Service-Organization-Id checked against it)' },
+        clientCredentials: {
+          type: 'oauth2',
+          description: 'Machine tokens of the built-in issuer (an integration\'s client id and secret, JSON body with `audience`; 24 h). Send X-Service-Organization-Id on every call.',
+          flows: { clientCredentials: { tokenUrl: `${serverUrl}/oauth/token`, scopes: {} } },
+        },
+      },
       schemas: {
         OAuthError: {
           type: 'object',

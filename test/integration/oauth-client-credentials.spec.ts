@@ -116,6 +116,17 @@ describe('integrations and the token endpoint', () => {
   });
 });
 
+it('documents the token endpoint, the JWKS and the client-credentials scheme in the OpenAPI document', async () => {
+  const doc = (await api(t.baseUrl, 'GET', '/v1/openapi.json')).body;
+  expect(doc.components.securitySchemes.clientCredentials).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: expect.stringMatching(/\/oauth\/token$/) } } });
+  const tokenOp = doc.paths['/oauth/token'].post;
+  expect(tokenOp.security).toEqual([]);
+  expect(tokenOp.responses['403'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/OAuthError' });
+  expect(tokenOp.requestBody.content['application/json'].schema.required).toEqual(['grant_type', 'client_id', 'client_secret', 'audience']);
+  expect(doc.paths['/.well-known/jwks.json'].get.security).toEqual([]);
+  expect(doc.paths['/v1/integrations'].post['x-required-scope']).toBe('platform');
+});
+
 describe('technical accounts without an external provider', () => {
   it('lists the integrations\' accounts as members; registering an external client is refused (no provider configured)', async () => {
     const org = await bootstrap(t.baseUrl);
