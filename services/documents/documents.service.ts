@@ -42,6 +42,8 @@ const BILLING_TYPES = new Set(['invoice', 'credit-note', 'debit-note']);
 export const DELIVER_JOB = 'document.deliver';
 /** A temporary transport failure is re-sent automatically up to this many times (spec: TRANSPORT_FAILURE). */
 export const MAX_RESENDS = 5;
+/** Batch items sent side by side. */
+const BATCH_CONCURRENCY = 4;
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -472,9 +474,10 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
         outcome = await call(this.broker, adapter.send, msg);
       }
     } catch (err) {
-      // The adapter is unreachable or its circuit is open: a transport failure like any other.
-      if (specCodeOf(err) && !['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_ERROR', 'INTERNAL_ERROR'].includes(specCodeOf(err)!)) throw err;
-      outcome = { outcome: 'transient', errorMessage: (err as Error).message };
+      // The adapter failed, is unreachable or its circuit is open: a transport failure like any
+      // other, re-sent on the same schedule, so the document always ends delivered or failed.
+      this.logger.warn(`delivery of ${doc.id} through adapter.${doc.connectorId} failed: ${(err as Error).message}`);
+      outcome = { outcome: 'transient', errorMessage: `adapter.${doc.connectorId}: ${(err as Error).message}` };
     }
     if (!waitingForConfirmation && outcome.outcome !== 'transient') doc.deliveryAttempts += 1;
 
@@ -660,18 +663,29 @@ const DocumentsService: ServiceSchema = {
 
     sendBatch: implement(contract.sendBatch, async function (this: DocsThis, ctx) {
       const checker = itemChecker();
-      const results: BatchItemResult[] = [];
-      for (const [index, item] of ctx.params.documents.entries()) {
+      const results: BatchItemResult[] = new Array(ctx.params.documents.length);
+      const one = async (index: number, item: unknown): Promise<BatchItemResult> => {
         try {
-          const params = checker(item);
-          results.push({ index, status: 'created', document: await sendOne.call(this, ctx, params), error: null });
+          return { index, status: 'created', document: await sendOne.call(this, ctx, checker(item)), error: null };
         } catch (err) {
+          // Other items may already be sent: a failing item is reported in its row, never by failing the batch.
           const code = specCodeOf(err);
-          if (!code || ['INTERNAL_ERROR'].includes(code)) throw err;
+          if (!code) {
+            this.logger.error(`[${(ctx.meta as { requestId?: string }).requestId}] batch item ${index} failed`, err);
+            return { index, status: 'failed', document: null, error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred for this item; retry it with backoff and report the requestId', details: [] } };
+          }
           const e = err as { message: string; data?: { details?: unknown[] } };
-          results.push({ index, status: 'failed', document: null, error: { code, message: e.message, details: e.data?.details ?? [] } });
+          return { index, status: 'failed', document: null, error: { code, message: e.message, details: e.data?.details ?? [] } };
         }
-      }
+      };
+      // A few items at a time (each is its own transaction); results keep the input order.
+      let next = 0;
+      await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, results.length) }, async () => {
+        while (next < results.length) {
+          const index = next++;
+          results[index] = await one(index, ctx.params.documents[index]);
+        }
+      }));
       return { results };
     }),
 

@@ -211,6 +211,21 @@ describe('every input format reaches the other organization with its three repre
 
 });
 
+it('the sandbox network runs as adapter.sandbox-network, whose circuit breaker readiness reports', async () => {
+  const res = await api(t.baseUrl, 'GET', '/health/readiness');
+  expect(res.body.circuits['adapter.sandbox-network']).toMatchObject({ state: 'closed' });
+});
+
+it('a batch takes exactly 100 documents (raw deposits here), all created, in input order', async () => {
+  const documents = Array.from({ length: 100 }, (_, i) => ({ type: 'invoice', format: 'raw', file: { content: Buffer.from(`scan ${i}`).toString('base64'), filename: `scan-${i}.txt` } }));
+  const res = await api(t.baseUrl, 'POST', '/v1/documents/send/batch', { key: a.apiKey, body: { documents } });
+  expect(res.status).toBe(200);
+  expect(res.body.results).toHaveLength(100);
+  expect(res.body.results.every((r: { index: number; status: string }, i: number) => r.index === i && r.status === 'created')).toBe(true);
+  const last = res.body.results[99].document;
+  expect((await api(t.baseUrl, 'GET', `/v1/documents/${last.id}/original`, { key: a.apiKey })).text).toBe('scan 99');
+});
+
 describe('send errors', () => {
   it('422 RECIPIENT_NOT_FOUND for a participant registered nowhere', async () => {
     for (const to of ['9999:sandbox-unknown', '0208:0999999999']) {
