@@ -78,20 +78,65 @@ function recordAttempt(d: WebhookDelivery, attempt: number, r: AttemptResult): v
 
 type WebhooksThis = Service & { deliverDue(jobs: ClaimedJob[], em: EntityManager): Promise<void> };
 
-/** Sends the due attempts of a batch and records every outcome in one transaction. */
+interface Outcome {
+  job: ClaimedJob;
+  d?: WebhookDelivery;
+  cancelled?: boolean;
+  hook?: Webhook;
+  attempt?: number;
+  result?: AttemptResult;
+}
+
+/** Outcomes known after this long are recorded at once; slower receivers are recorded when they answer. */
+const FIRST_WAVE_MS = 1_000;
+/** Batches with slow receivers still out, per service instance, before the worker waits for one. */
+const MAX_SLOW_BATCHES = 8;
+const slowBatches = new WeakMap<Service, Set<Promise<void>>>();
+
+function slowBatchesOf(service: Service): Set<Promise<void>> {
+  let set = slowBatches.get(service);
+  if (!set) slowBatches.set(service, (set = new Set()));
+  return set;
+}
+
+async function sendOne(job: ClaimedJob, d: WebhookDelivery | undefined, timeoutMs: number): Promise<Outcome> {
+  if (!d || d.status !== 'pending') return { job };
+  const hook = d.webhook.getEntity();
+  if (hook.status !== 'active') return { job, d, cancelled: true };
+  const attempt = d.attempts + 1;
+  const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
+    { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt }, timeoutMs);
+  return { job, d, hook, attempt, result };
+}
+
+/**
+ * Sends the due attempts of a batch. Outcomes are recorded (delivery, job, webhook counters) in one
+ * transaction per wave: what answered within a second first, then the slow receivers when they
+ * have answered, so one slow endpoint never holds back the others' records or the next claims.
+ */
 async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
   const timeoutMs = loadConfig().events.webhookTimeoutMs;
   const deliveries = new Map((await em.find(WebhookDelivery, { id: { $in: jobs.map((j) => j.ref) } }, { populate: ['webhook'] })).map((d) => [d.id, d]));
-  const outcomes = await Promise.all(jobs.map(async (job) => {
-    const d = deliveries.get(job.ref);
-    if (!d || d.status !== 'pending') return { job, d: undefined };
-    const hook = d.webhook.getEntity();
-    if (hook.status !== 'active') return { job, d, cancelled: true };
-    const attempt = d.attempts + 1;
-    const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
-      { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt }, timeoutMs);
-    return { job, d, hook, attempt, result };
-  }));
+  const finished: Outcome[] = [];
+  const all = Promise.all(jobs.map(async (job) => { finished.push(await sendOne(job, deliveries.get(job.ref), timeoutMs)); }));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([all, new Promise<void>((resolve) => { timer = setTimeout(resolve, FIRST_WAVE_MS); })]);
+  clearTimeout(timer);
+  const firstWave = finished.splice(0);
+  await recordOutcomes.call(this, em, firstWave);
+  if (firstWave.length === jobs.length) return;
+  const slow = slowBatchesOf(this);
+  const rest: Promise<void> = all
+    .then(() => recordOutcomes.call(this, em, finished.splice(0)))
+    // Unrecorded attempts keep their lease; when it runs out they are attempted again (at least once).
+    .catch((err: unknown) => { this.logger.error('webhooks: recording slow deliveries failed; they will be attempted again', err); })
+    .finally(() => { slow.delete(rest); });
+  slow.add(rest);
+  if (slow.size >= MAX_SLOW_BATCHES) await Promise.race(slow);
+}
+
+async function recordOutcomes(this: Service, em: EntityManager, outcomes: Outcome[]): Promise<void> {
+  if (!outcomes.length) return;
   const offsets = new Map<string, number>();
   for (const companyId of new Set(outcomes.map((o) => o.d?.companyId).filter((c): c is string => !!c))) offsets.set(companyId, await clockOffsetOf(em, companyId));
 
@@ -102,8 +147,8 @@ async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager):
   const reschedules: Array<[string, Date]> = [];
   for (const o of outcomes) {
     if (!o.d) { done.push(o.job.id); continue; }
-    if ('cancelled' in o) { o.d.status = 'cancelled'; o.d.nextAttemptAt = null; done.push(o.job.id); continue; }
-    const { d, hook, attempt, result } = o as Required<typeof o>;
+    if (o.cancelled) { o.d.status = 'cancelled'; o.d.nextAttemptAt = null; done.push(o.job.id); continue; }
+    const { d, hook, attempt, result } = o as Required<Outcome>;
     recordAttempt(d, attempt, result);
     if (result.ok) {
       d.status = 'succeeded';
@@ -148,6 +193,11 @@ async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager):
 const WebhooksService: ServiceSchema = {
   name: 'webhooks',
   mixins: [OrmMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, parallel: 4, handle: deliverDue } })],
+
+  async stopped() {
+    // Slow receivers' outcomes still being awaited are recorded before the database closes.
+    await Promise.allSettled([...slowBatchesOf(this as unknown as Service)]);
+  },
 
   actions: {
     createWebhook: implement(contract.createWebhook, async (ctx) => {

@@ -250,6 +250,26 @@ describe('retries on the virtual clock', () => {
     expect(r.requests[8]!.headers).toMatchObject({ 'x-service-event-id': event!.id, 'x-service-attempt': '1', 'x-service-delivery': replay.body.id });
   });
 
+  it('a slow receiver does not hold back the others: fast outcomes are recorded while it is still answering', async () => {
+    const fast = await receiver();
+    const slow = await startReceiver(() => 200, '/slow', 8_000);
+    receivers.push(slow);
+    const s = await sandboxWithHook(fast.url, ['*']);
+    const slowHook = await api(t.baseUrl, 'POST', '/v1/webhooks', { key: s.apiKey, body: { url: slow.url, events: ['*'] } });
+    const [event] = await emit({ companyId: s.company.id, type: 'document.sent' });
+    const logOf = async (id: string) => {
+      const res = await api(t.baseUrl, 'GET', `/v1/webhooks/${id}/deliveries`, { key: s.apiKey });
+      if (res.status !== 200) throw new Error(`delivery log: ${res.status} ${res.text}`);
+      return res.body.data[0];
+    };
+    const fastDone = await eventually(async () => { const d = await logOf(s.hook.id); return d?.status === 'succeeded' ? d : undefined; }, 5_000, 'the fast delivery recorded', 250);
+    expect(fastDone.eventId).toBe(event!.id);
+    expect(await logOf(slowHook.body.id)).toMatchObject({ eventId: event!.id, status: 'pending', attempts: 0 });
+    await slow.waitFor(1);
+    const slowDone = await eventually(async () => { const d = await logOf(slowHook.body.id); return d?.status === 'succeeded' ? d : undefined; }, 15_000, 'the slow delivery recorded', 500);
+    expect(slowDone.lastLatencyMs).toBeGreaterThanOrEqual(7_900);
+  });
+
   it('a redirect is not followed and counts as a failure', async () => {
     const target = await receiver();
     const r = await receiver(() => ({ status: 302, headers: { location: target.url } }));
