@@ -71,3 +71,8 @@ export const flush = defineAction<Record<string, never>, FlushResult>('idempoten
     response: { type: 'object', required: ['flushed'], properties: { flushed: { type: 'integer', description: 'Stored keys dropped' } } },
   },
 });
+
+/** Internal: drops every stored key of an organization (for `POST /v1/sandbox/reset`, scope `idempotency`). */
+export const flushOrganization = defineAction<{ organizationId: string }, FlushResult>('idempotency', 'flushOrganization', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 } },
+});

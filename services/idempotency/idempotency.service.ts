@@ -4,7 +4,7 @@ import { principalOf } from '../shared/auth.ts';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { idempotencyScope } from './idempotency-scope.ts';
-import { claim, complete, release, flush, IDEMPOTENCY_TTL_MS, type ClaimResult } from './idempotency.contract.ts';
+import { claim, complete, release, flush, flushOrganization, IDEMPOTENCY_TTL_MS, type ClaimResult } from './idempotency.contract.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Expired keys are deleted in bounded batches, every few minutes. */
@@ -76,6 +76,13 @@ const IdempotencyService: ServiceSchema & { sweeper?: NodeJS.Timeout } = {
     flush: implement(flush, async (ctx) => {
       const res = await emOf(ctx).execute<{ affectedRows?: number }>(
         'delete from idempotency_keys where scope = ?', [idempotencyScope(principalOf(ctx))], 'run',
+      );
+      return { flushed: res.affectedRows ?? 0 };
+    }),
+
+    flushOrganization: implement(flushOrganization, async (ctx) => {
+      const res = await emOf(ctx).execute<{ affectedRows?: number }>(
+        'delete from idempotency_keys where organization_id = ?', [ctx.params.organizationId], 'run',
       );
       return { flushed: res.affectedRows ?? 0 };
     }),

@@ -7,6 +7,8 @@
  */
 import pg from 'pg';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { call } from '../../services/shared/call.ts';
+import { flushOrganization } from '../../services/idempotency/idempotency.contract.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 
@@ -145,5 +147,17 @@ describe('POST /v1/sandbox/idempotency/flush', () => {
     expect(rerun.body.id).not.toBe(first.body.id);
     const otherReplay = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: other, headers, body: { name: 'f2' } });
     expect(otherReplay.text).toBe(otherFirst.text);
+  });
+
+  it('flushOrganization (for the sandbox reset) drops every key of the organization, no other', async () => {
+    const a = await bootstrap(t.baseUrl);
+    const b = await bootstrap(t.baseUrl);
+    const headers = { 'idempotency-key': 'org-flush' };
+    await api(t.baseUrl, 'POST', '/v1/api-keys', { key: a.apiKey, headers, body: { name: 'a1' } });
+    await api(t.baseUrl, 'POST', '/v1/api-keys', { key: a.apiKey, headers: { 'idempotency-key': 'org-flush-2' }, body: { name: 'a2' } });
+    const bFirst = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: b.apiKey, headers, body: { name: 'b1' } });
+    expect(await call(t.app.broker, flushOrganization, { organizationId: a.organizationId })).toEqual({ flushed: 2 });
+    expect((await api(t.baseUrl, 'POST', '/v1/api-keys', { key: a.apiKey, headers, body: { name: 'a1' } })).headers.get('idempotent-replayed')).toBeNull();
+    expect((await api(t.baseUrl, 'POST', '/v1/api-keys', { key: b.apiKey, headers, body: { name: 'b1' } })).text).toBe(bFirst.text);
   });
 });
