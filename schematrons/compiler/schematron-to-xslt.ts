@@ -9,9 +9,9 @@
  * Anything else is a compile error, so a pack never silently loses rules.
  *
  * The generated stylesheet walks the document ONCE (document node + every element, plus attributes
- * when some rule context can match an attribute) and, for each node, applies each pattern's mode:
- * inside a pattern the first matching rule wins (templates get descending priorities), exactly as
- * Schematron requires. Each failed assert / successful report yields an XDM map; the principal
+ * when some rule context can match an attribute) and applies ONE mode holding every rule; across
+ * patterns xsl:next-match chains the matching rules so that the first matching rule of each
+ * pattern fires (see the dispatch comment below). Each failed assert / successful report yields an XDM map; the principal
  * result is an array of those maps, serialized as JSON (see FINDING_FIELDS).
  */
 import libxml from 'libxmljs2';
@@ -22,7 +22,7 @@ export const XSL_NS = 'http://www.w3.org/1999/XSL/Transform';
 /** Our extension namespace for pack metadata on asserts (einv:bt). */
 export const EINV_NS = 'urn:einvoicing-exchange:schematron';
 /** Bump when the generated XSLT changes shape: part of the cache key. */
-export const COMPILER_VERSION = '3';
+export const COMPILER_VERSION = '4';
 
 /** Fields of each finding map emitted by a compiled pack. */
 export interface CompiledFinding {
@@ -125,58 +125,6 @@ function parseLet(el: Element, where: string): Let {
   return { name, value };
 }
 
-
-/** Split at top-level occurrences of `sep` (outside brackets, parentheses and string literals). */
-function splitTop(expr: string, sep: string): string[] {
-  const parts: string[] = [];
-  let depth = 0; let quote = ''; let cur = '';
-  for (let i = 0; i < expr.length; i++) {
-    const c = expr[i]!;
-    if (quote) { cur += c; if (c === quote) quote = ''; continue; }
-    if (c === '"' || c === "'") { quote = c; cur += c; continue; }
-    if (c === '[' || c === '(') depth++;
-    if (c === ']' || c === ')') depth--;
-    if (depth === 0 && expr.startsWith(sep, i)) { parts.push(cur); cur = ''; i += sep.length - 1; continue; }
-    cur += c;
-  }
-  parts.push(cur);
-  return parts;
-}
-
-/**
- * The element local names a rule context can match, read from the last step of each union branch
- * ('#doc' for the document node). null = cannot tell (wildcard, attribute, function …): the
- * pattern then visits every element.
- */
-export function contextCandidates(context: string): Set<string> | null {
-  const names = new Set<string>();
-  for (let branch of splitTop(context, '|')) {
-    branch = branch.trim();
-    if (branch === '/') { names.add('#doc'); continue; }
-    // drop trailing predicates
-    let b = branch;
-    for (;;) {
-      const t = b.trimEnd();
-      if (!t.endsWith(']')) { b = t; break; }
-      let depth = 0; let j = t.length - 1; let quote = '';
-      for (; j >= 0; j--) {
-        const c = t[j]!;
-        if (quote) { if (c === quote) quote = ''; continue; }
-        if (c === '"' || c === "'") { quote = c; continue; }
-        if (c === ']') depth++;
-        if (c === '[') { depth--; if (depth === 0) break; }
-      }
-      if (j < 0) return null;
-      b = t.slice(0, j);
-    }
-    const steps = splitTop(b, '/');
-    const last = steps[steps.length - 1]!.trim().replace(/^child::/, '');
-    const m = /^(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)$/.exec(last);
-    if (!m) return null;
-    names.add(m[1]!);
-  }
-  return names;
-}
 
 export interface CompileResult {
   xslt: string;
@@ -363,56 +311,48 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
   <xsl:sequence select="if ($n instance of document-node()) then '/' else string-join(for $a in $n/ancestor-or-self::node()[not(. instance of document-node())] return einv:step($a), '')"/>
 </xsl:function>`);
 
-  // Dispatch. Each pattern's rules are split by the local name their context can match
-  // (contextCandidates): one mode per (pattern, local name) holding, in their original order, only
-  // the rules that can match that name, fed from one name index (xsl:key) built per document. A
-  // node is thus tried only against the rules that could match it, and "first matching rule of the
-  // pattern wins" still holds (a node of local name N can only match rules listing N). A pattern
-  // with a context we cannot analyse keeps one mode and visits every element (and attribute).
+  const checkLines = (r: RuleDef): string[] => {
+    const o: string[] = [];
+    for (const l of r.lets) o.push(`  <xsl:variable name="${esc(l.name)}" select="${esc(l.value)}"/>`);
+    for (const ch of r.checks) {
+      const cond = ch.kind === 'assert' ? `not(${ch.test})` : `(${ch.test})`;
+      o.push(`  <xsl:if test="${esc(cond)}">`);
+      o.push(`    <xsl:sequence select="${esc(`map{'id': ${strLit(ch.id)}, 'flag': ${strLit(ch.flag)}, 'kind': ${strLit(ch.kind)}, ` +
+        `'location': einv:path(.), 'text': ${ch.message}, 'hint': ${ch.hint}, 'bt': ${strLit(ch.bt)}}`)}"/>`);
+      o.push('  </xsl:if>');
+    }
+    return o;
+  };
   const fullWalk = needsAttributes ? '(., descendant::*, descendant::*/@*)' : '(., descendant::*)';
-  const dispatch: string[] = [];
-  const modeName = (pi: number, local: string | null): string =>
-    local === null ? `einv:p${pi}` : `einv:p${pi}-${local === '#doc' ? '-doc' : local}`;
+  // Dispatch: ONE walk over the document and ONE mode holding every rule of every pattern, in
+  // source order (descending priorities; saxon-js indexes template rules by node name, so a node
+  // is only tried against rules that can match it). A node may match rules of several patterns:
+  // each template runs its checks only if its pattern has not fired yet on this node (tunnel
+  // parameter einv:done), then passes on with xsl:next-match, so exactly the first matching rule
+  // of every pattern fires, as Schematron requires.
+  out.push('<xsl:mode name="einv:all" on-no-match="deep-skip"/>');
+  out.push('<xsl:template match="document-node()" mode="einv:all" priority="-1000000"/>');
+  const total = patterns.reduce((a, p) => a + p.rules.length, 0);
+  let g = 0;
   patterns.forEach((p, pi) => {
     out.push(`<!-- pattern ${esc(p.id)} -->`);
-    const cands = p.rules.map((r) => contextCandidates(r.context!));
-    const analysable = cands.every((c) => c !== null);
-    const names: string[] = [];
-    if (analysable) for (const c of cands) for (const nm of c!) if (!names.includes(nm)) names.push(nm);
-    const modes = analysable ? names.map((nm) => modeName(pi, nm)) : [modeName(pi, null)];
-    for (const m of modes) {
-      out.push(`<xsl:mode name="${m}" on-no-match="deep-skip"/>`);
-    }
-    // deep-skip would still descend from a document node: stop that, the dispatch visits nodes itself
-    out.push(`<xsl:template match="document-node()" mode="${modes.join(' ')}" priority="-1000"/>`);
-    if (analysable) {
-      for (const nm of names) {
-        dispatch.push(nm === '#doc'
-          ? `    <xsl:apply-templates select="." mode="${modeName(pi, nm)}"/>`
-          : `    <xsl:apply-templates select="key('einv:by-name', ${esc(strLit(nm))})" mode="${modeName(pi, nm)}"/>`);
-      }
-    } else {
-      dispatch.push(`    <xsl:apply-templates select="${esc(fullWalk)}" mode="${modeName(pi, null)}"/>`);
-    }
-    const n = p.rules.length;
-    p.rules.forEach((r, ri) => {
-      const rModes = analysable ? [...cands[ri]!].map((nm) => modeName(pi, nm)) : [modeName(pi, null)];
-      out.push(`<xsl:template match="${esc(r.context!)}" mode="${rModes.join(' ')}" priority="${n - ri}">`);
-      for (const l of r.lets) out.push(`  <xsl:variable name="${esc(l.name)}" select="${esc(l.value)}"/>`);
-      for (const ch of r.checks) {
-        const cond = ch.kind === 'assert' ? `not(${ch.test})` : `(${ch.test})`;
-        out.push(`  <xsl:if test="${esc(cond)}">`);
-        out.push(`    <xsl:sequence select="${esc(`map{'id': ${strLit(ch.id)}, 'flag': ${strLit(ch.flag)}, 'kind': ${strLit(ch.kind)}, ` +
-          `'location': einv:path(.), 'text': ${ch.message}, 'hint': ${ch.hint}, 'bt': ${strLit(ch.bt)}}`)}"/>`);
-        out.push('  </xsl:if>');
-      }
+    p.rules.forEach((r) => {
+      out.push(`<xsl:template match="${esc(r.context!)}" mode="einv:all" priority="${total - g}">`);
+      g++;
+      out.push('  <xsl:param name="einv:done" as="xs:integer*" select="()" tunnel="yes"/>');
+      out.push('  <xsl:choose>');
+      out.push(`  <xsl:when test="$einv:done = ${pi}"><xsl:next-match/></xsl:when>`);
+      out.push('  <xsl:otherwise>');
+      out.push(...checkLines(r));
+      out.push(`  <xsl:next-match><xsl:with-param name="einv:done" select="($einv:done, ${pi})" tunnel="yes"/></xsl:next-match>`);
+      out.push('  </xsl:otherwise>');
+      out.push('  </xsl:choose>');
       out.push('</xsl:template>');
     });
   });
-  out.push('<xsl:key name="einv:by-name" match="*" use="local-name()"/>');
   out.push(`<xsl:template match="/" mode="#unnamed">
   <xsl:variable name="einv:found" as="map(*)*">
-${dispatch.join('\n')}
+  <xsl:apply-templates select="${esc(fullWalk)}" mode="einv:all"/>
   </xsl:variable>
   <xsl:sequence select="array{$einv:found}"/>
 </xsl:template>`);
