@@ -73,21 +73,25 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
       });
     }
   }
-  // drop stale outputs
+  // drop stale outputs (several processes may build at once: a file can vanish under us)
   if (existsSync(CACHE_DIR)) {
     for (const p of readdirSync(CACHE_DIR, { recursive: true, withFileTypes: true })) {
       if (!p.isFile()) continue;
       const full = join(p.parentPath, p.name);
       if (full === MANIFEST_PATH || keep.has(full)) continue;
-      if (full.endsWith('.stale')) {
-        if (!existsSync(full.slice(0, -'.stale'.length))) rmSync(full);
-        continue;
+      try {
+        if (full.endsWith('.stale')) {
+          if (!existsSync(full.slice(0, -'.stale'.length))) rmSync(full, { force: true });
+          continue;
+        }
+        // another process (a test run, a server) may still be loading a SEF it read from the previous
+        // manifest: mark stale outputs first, remove them once they have been stale for 10 minutes
+        const marker = `${full}.stale`;
+        if (!existsSync(marker)) writeFileSync(marker, '');
+        else if (Date.now() - statSync(marker).mtimeMs > 10 * 60 * 1000) { rmSync(full, { force: true }); rmSync(marker, { force: true }); }
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       }
-      // another process (a test run, a server) may still be loading a SEF it read from the previous
-      // manifest: mark stale outputs first, remove them once they have been stale for 10 minutes
-      const marker = `${full}.stale`;
-      if (!existsSync(marker)) writeFileSync(marker, '');
-      else if (Date.now() - statSync(marker).mtimeMs > 10 * 60 * 1000) { rmSync(full); rmSync(marker); }
     }
   }
   const manifest: CacheManifest = { compilerVersion: COMPILER_VERSION, files };
