@@ -1,5 +1,5 @@
 /**
- * Minimal streaming XML writer: string parts pushed into one array and joined once, so rendering
+ * Minimal streaming XML writer: text appended into 64 KB chunks joined once at the end, so rendering
  * stays linear in the document size. Text and attribute values are always escaped here.
  */
 const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
@@ -13,11 +13,27 @@ export function escapeXml(value: string): string {
 
 export type Attrs = Record<string, string | undefined>;
 
+/** Appended text is gathered in chunks of about this many characters before joining. */
+const CHUNK = 1 << 16;
+
 export class XmlWriter {
   private readonly parts: string[] = [];
+  private current = '';
 
   constructor(declaration = true) {
-    if (declaration) this.parts.push('<?xml version="1.0" encoding="UTF-8"?>\n');
+    if (declaration) this.current = '<?xml version="1.0" encoding="UTF-8"?>\n';
+  }
+
+  /** Appends to the current chunk; a full chunk moves to the parts list (a few parts, not millions). */
+  private push(text: string): void {
+    this.current += text;
+    if (this.current.length > CHUNK) {
+      // Reading a character makes V8 flatten the chunk's rope of small appended strings into one
+      // flat string; otherwise thousands of rope nodes per chunk live until the final join.
+      this.current.charCodeAt(this.current.length >> 1);
+      this.parts.push(this.current);
+      this.current = '';
+    }
   }
 
   private attrs(attrs?: Attrs): string {
@@ -28,19 +44,19 @@ export class XmlWriter {
   }
 
   open(name: string, attrs?: Attrs): this {
-    this.parts.push(`<${name}${this.attrs(attrs)}>`);
+    this.push(`<${name}${this.attrs(attrs)}>`);
     return this;
   }
 
   close(name: string): this {
-    this.parts.push(`</${name}>`);
+    this.push(`</${name}>`);
     return this;
   }
 
   /** Writes `<name>value</name>` when value is defined; nothing otherwise. */
   leaf(name: string, value: string | undefined, attrs?: Attrs): this {
     if (value === undefined) return this;
-    this.parts.push(`<${name}${this.attrs(attrs)}>${escapeXml(value)}</${name}>`);
+    this.push(`<${name}${this.attrs(attrs)}>${escapeXml(value)}</${name}>`);
     return this;
   }
 
@@ -54,6 +70,6 @@ export class XmlWriter {
   }
 
   toString(): string {
-    return this.parts.join('');
+    return this.parts.join('') + this.current;
   }
 }
