@@ -101,7 +101,7 @@ export function SchedulerMixin(jobs: Record<string, JobHandlerSpec>): Partial<Se
     },
     started() {
       const self = this as unknown as SchedulerThis;
-      self.schedulerState.task = schedule(loadConfig().events.schedulerCron, () => self.runDueJobs(), { noOverlap: true });
+      self.schedulerState.task = schedule(loadConfig().events.schedulerCron, () => { void self.runDueJobs(); });
     },
     async stopped() {
       const self = this as unknown as SchedulerThis;
