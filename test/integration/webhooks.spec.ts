@@ -20,7 +20,16 @@ process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 
 let t: TestApp;
 const receivers: Receiver[] = [];
-beforeAll(async () => { t = await startTestApp({ extraServices: [EmitterService] }); });
+/** A broker subscriber: what the dispatcher publishes on the broker, by event type. */
+const published: Array<{ type: string; envelope: { id: string } }> = [];
+const ListenerService = {
+  name: 'test-listener',
+  events: {
+    'lifecycle.updated'(ctx: { params: { id: string } }) { published.push({ type: 'lifecycle.updated', envelope: ctx.params }); },
+    'company.imported'(ctx: { params: { id: string } }) { published.push({ type: 'company.imported', envelope: ctx.params }); },
+  },
+};
+beforeAll(async () => { t = await startTestApp({ extraServices: [EmitterService, ListenerService] }); });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
   await t.stop();
@@ -148,6 +157,16 @@ describe('outbox, dispatcher and signed deliveries', () => {
     expect(log.body.data.map((e: { type: string }) => e.type)).toEqual(['document.received', 'company.imported', 'document.sent']);
     const metadata = await sql<{ metadata: { touched: number } }>(`select metadata from companies where id = $1`, [s.company.id]);
     expect(metadata[0]!.metadata.touched).toBe(3);
+  });
+
+  it('publishes every committed event on the broker under its type (log-only ones too)', async () => {
+    const { company } = await bootstrap(t.baseUrl);
+    const [lifecycle] = await emit({ companyId: company.id, type: 'lifecycle.updated', data: { documentId: 'doc_7' } });
+    const [imported] = await emit({ companyId: company.id, type: 'company.imported' });
+    await expect(emit({ companyId: company.id, type: 'lifecycle.updated', fail: true })).rejects.toThrow(/rolled back/);
+    await eventually(async () => published.some((p) => p.envelope.id === imported!.id), 10_000, 'broker publication');
+    expect(published.find((p) => p.envelope.id === lifecycle!.id)).toEqual({ type: 'lifecycle.updated', envelope: lifecycle });
+    expect(published.filter((p) => p.type === 'lifecycle.updated' && (p.envelope as unknown as { data: { documentId?: string } }).data.documentId === undefined)).toEqual([]);
   });
 
   it('adds data.company.id and the tenant metadata for platform-level webhooks', async () => {
