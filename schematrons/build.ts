@@ -62,7 +62,8 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
         }
         renameSync(tmp, sefPath);
         meta = { ruleIds: res.ruleIds, checks: res.checks };
-        writeFileSync(metaPath, JSON.stringify(meta));
+        writeFileSync(`${metaPath}.tmp-${process.pid}`, JSON.stringify(meta));
+        renameSync(`${metaPath}.tmp-${process.pid}`, metaPath);
         built++;
         log(`compiled ${pack.id}/${pack.version}/${file}: ${res.patterns} patterns, ${res.rules} rules, ${res.checks} checks, ` +
           `${res.ruleIds.length} rule ids in ${Math.round(performance.now() - t0)} ms`);
@@ -97,7 +98,11 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
   const manifest: CacheManifest = { compilerVersion: COMPILER_VERSION, files };
   mkdirSync(CACHE_DIR, { recursive: true });
   const text = JSON.stringify(manifest, null, 1);
-  if (!existsSync(MANIFEST_PATH) || readFileSync(MANIFEST_PATH, 'utf8') !== text) writeFileSync(MANIFEST_PATH, text);
+  if (!existsSync(MANIFEST_PATH) || readFileSync(MANIFEST_PATH, 'utf8') !== text) {
+    const tmp = `${MANIFEST_PATH}.tmp-${process.pid}`; // atomic: a reader never sees half a manifest
+    writeFileSync(tmp, text);
+    renameSync(tmp, MANIFEST_PATH);
+  }
   log(`schematrons: ${files.length} pack file(s), ${built} compiled, ${files.length - built} cached`);
   return manifest;
 }
