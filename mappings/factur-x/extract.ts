@@ -50,7 +50,7 @@ export interface HybridPdf {
   guidelineId?: string;
   /** BT-3 of the embedded XML (document type code). */
   typeCode?: string;
-  /** Problems found in the XMP (missing extension schema, unknown conformance level …). */
+  /** Problems found in the XMP and attachments (missing extension schema, unknown conformance level, undecodable file …). */
   xmpIssues: string[];
   /** Every embedded file, for callers that keep attachments. */
   attachments: EmbeddedFile[];
@@ -227,20 +227,30 @@ export async function extractHybridPdf(bytes: Uint8Array): Promise<HybridPdf> {
     }
     const seen = new Set<string>();
     for (const [name, spec] of specs) {
-      const file = embeddedFile(name, spec);
+      let file: EmbeddedFile | undefined;
+      try {
+        file = embeddedFile(name, spec);
+      } catch (err) {
+        // One undecodable attachment must not hide the others.
+        xmpIssues.push(`embedded file ${name ?? '(unnamed)'} could not be decoded: ${(err as Error).message}`);
+      }
       if (file && !seen.has(file.name)) {
         seen.add(file.name);
         attachments.push(file);
       }
     }
+  } catch (err) {
+    throw broken(`PDF structure is damaged: ${(err as Error).message}`);
+  }
+  try {
     const metadata = catalog.lookup(PDFName.of('Metadata'));
     if (metadata instanceof PDFRawStream) {
       xmp = readXmpFacturX(Buffer.from(decodePDFRawStream(metadata).decode()).toString('utf8'));
     }
   } catch (err) {
-    throw broken(`PDF structure is damaged: ${(err as Error).message}`);
+    xmpIssues.push(`XMP metadata could not be read: ${(err as Error).message}`);
   }
-  if (!xmp) xmpIssues.push('no Factur-X/ZUGFeRD XMP extension schema in the document metadata');
+  if (!xmp && !xmpIssues.some((i) => i.startsWith('XMP metadata'))) xmpIssues.push('no Factur-X/ZUGFeRD XMP extension schema in the document metadata');
 
   const xmlFiles = attachments.filter((a) => sniffXmlRoot(a.bytes) !== undefined);
   const wanted = xmp?.documentFileName?.toLowerCase();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
+import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { extractHybridPdf, ciiToCanonical, detectFormat, ingestAuto, MappingError } from '../../../../mappings/index.ts';
 import { profileFromGuideline } from '../../../../mappings/factur-x/extract.ts';
 import { CORPUS } from '../support/corpus.ts';
@@ -130,6 +130,20 @@ describe('hybrid PDFs of the mustangproject corpus', () => {
     doc.addPage();
     const bytes = Buffer.from(await doc.save());
     await expect(extractHybridPdf(bytes)).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: [{ rule: 'hybrid-embedded-xml' }] });
+  });
+
+  it('an unreadable XMP stream is an issue, not a failure: the XML is still extracted', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage();
+    const cii = readFileSync(join(CORPUS, 'eInvoicing-EN16931/cii/examples/CII_example1.xml'));
+    await doc.attach(cii, 'factur-x.xml', { mimeType: 'text/xml', afRelationship: AFRelationship.Data });
+    doc.catalog.set(PDFName.of('Metadata'), doc.context.register(doc.context.stream('not really compressed', { Type: 'Metadata', Subtype: 'XML', Filter: 'JBIG2Decode' })));
+    const r = await extractHybridPdf(Buffer.from(await doc.save()));
+    expect(r.xml.equals(cii)).toBe(true);
+    expect(r.relationship).toBe('Data');
+    expect(r.profile).toBe('EN 16931');
+    expect(r.profileSource).toBe('xml');
+    expect(r.xmpIssues).toEqual([expect.stringMatching(/^XMP metadata could not be read/)]);
   });
 
   it('a PDF embedding a UBL invoice is recognised and refused by format=auto (a hybrid deposit is CII)', async () => {
