@@ -4,6 +4,7 @@
  */
 import type { BrokerOptions } from 'moleculer';
 import { isClientFault } from './services/shared/errors.ts';
+import { CallTraceMiddleware } from './services/shared/call-trace.ts';
 
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
@@ -50,6 +51,8 @@ export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOpt
     registry: { strategy: 'RoundRobin', preferLocal: true },
     // Replicas of one role must all be up before a caller gives up waiting for them at start.
     dependencyTimeout: 30_000,
+    // The request log's trace: actions run on behalf of an HTTP request (services/shared/call-trace.ts).
+    middlewares: [CallTraceMiddleware],
     metrics: false,
     tracing: false,
     ...overrides,

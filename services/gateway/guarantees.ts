@@ -43,6 +43,10 @@ export interface GuardedRequest extends IncomingMessage {
     callStartedAt?: number;
     errorCode?: string;
     validation?: ValidationDiffEntry[];
+    /** The request context's meta: `$calls` collects the trace of the action (services/shared/call-trace.ts). */
+    meta?: { $calls?: UpstreamCall[] };
+    /** Depth of the request's own context: traced levels are counted from it. */
+    baseLevel?: number;
     /** Documents counted against the monthly quota by this request (given back if it fails). */
     quota?: { period: string; count: number };
   };
@@ -134,7 +138,11 @@ export class GatewayGuarantees {
         guard.quota = { period: usage.period, count };
       }
     }
-    // What follows is the action itself (moleculer-web calls it right after authorization).
+    // What follows is the action itself (moleculer-web calls it right after authorization):
+    // from here on every action run for this request is traced into meta.$calls.
+    guard.meta = ctx.meta as { $calls?: UpstreamCall[] };
+    guard.meta.$calls = [];
+    guard.baseLevel = ctx.level;
     guard.callStartedAt = performance.now();
   }
 
@@ -167,10 +175,15 @@ export class GatewayGuarantees {
     });
   }
 
+  /** The action answered (or failed): its call is in the trace even when it never reached a service. */
   afterCall(req: GuardedRequest, errorCode?: string): void {
     const guard = req.$guard;
     if (!guard || guard.callStartedAt === undefined) return;
-    guard.calls.push({ action: guard.action, durationMs: +(performance.now() - guard.callStartedAt).toFixed(3), ...(errorCode ? { errorCode } : {}) });
+    const calls = guard.meta?.$calls ?? guard.calls;
+    if (!calls.some((c) => c.action === guard.action)) {
+      calls.push({ action: guard.action, durationMs: +(performance.now() - guard.callStartedAt).toFixed(3), level: (guard.baseLevel ?? 0) + 1, ...(errorCode ? { errorCode } : {}) });
+    }
+    guard.calls = calls;
     guard.callStartedAt = undefined;
   }
 
@@ -224,7 +237,9 @@ export class GatewayGuarantees {
       userId: guard.auth.userId,
       action: guard.action,
       durationMs,
-      upstreamCalls: guard.calls.length ? guard.calls : null,
+      upstreamCalls: guard.calls.length
+        ? guard.calls.map((c) => ({ ...c, level: (c.level ?? 1) - (guard.baseLevel ?? 0) })).sort((a, b) => a.level - b.level)
+        : null,
       validation: status === 400 && guard.validation ? guard.validation : null,
       idempotencyKey: guard.idempotencyKey ?? null,
       replayed: guard.replayed ?? false,

@@ -5,6 +5,8 @@ export interface UpstreamCall {
   /** The action called, e.g. `tenancy.createApiKey`. */
   action: string;
   durationMs: number;
+  /** Call depth: 1 for the route's action, 2 for what it calls, … */
+  level?: number;
   /** Error code when the call failed. */
   errorCode?: string;
 }

@@ -40,6 +40,8 @@ const QuotaTestService = {
     send: implement(send, async (ctx) => {
       if (ctx.params.number === 'REFUSED') throw new DomainError('UBL_VALIDATION_FAILED', 'refused by the stand-in');
       executions.push(ctx.params.number);
+      // A nested call, as a real send makes (validation, routing…): it shows in the request log's trace.
+      await call(ctx, documentQuota, { organizationId: principalOf(ctx).organizationId });
       return { id: `doc_${executions.length}`, number: ctx.params.number, organizationId: principalOf(ctx).organizationId };
     }),
   },
@@ -131,6 +133,15 @@ describe('a send without Idempotency-Key gets a key derived from its payload', (
     expect(other.headers.get('idempotent-replayed')).toBeNull();
     expect(executions.filter((n) => n === 'INV-1')).toHaveLength(1);
     expect((await call(t.app.broker, documentQuota, { organizationId: org.organizationId })).used).toBe(2);
+    // The request log traces the send and what it called, at every depth.
+    const gateway = t.app.broker.getLocalService('gateway') as unknown as { guarantees: { log: { flush(): Promise<void> } } };
+    await gateway.guarantees.log.flush();
+    const trace = await api(t.baseUrl, 'GET', `/v1/requests/${first.headers.get('x-request-id')}`, { key: org.apiKey });
+    expect(trace.body.upstreamCalls).toEqual([
+      { action: 'quotatest.send', durationMs: expect.any(Number), level: 1 },
+      { action: 'limits.documentQuota', durationMs: expect.any(Number), level: 2 },
+    ]);
+    expect(trace.body.upstreamCalls[0].durationMs).toBeGreaterThanOrEqual(trace.body.upstreamCalls[1].durationMs);
     // An explicit key wins over the derived one.
     const explicit = await api(t.baseUrl, 'POST', '/v1/quota-test/send', { key: org.apiKey, headers: { 'idempotency-key': 'mine' }, body: { number: 'INV-1' } });
     expect(explicit.headers.get('idempotent-replayed')).toBeNull();

@@ -51,7 +51,7 @@ describe('capture', () => {
     const trace = await api(t.baseUrl, 'GET', `/v1/requests/${ok.headers.get('x-request-id')}`, { key: apiKey });
     expect(trace.status).toBe(200);
     expect(trace.body).toMatchObject({ method: 'POST', status: 201, action: 'tenancy.createApiKey', idempotencyKey: 'trace-1', replayed: false, validation: [] });
-    expect(trace.body.upstreamCalls).toEqual([{ action: 'tenancy.createApiKey', durationMs: expect.any(Number) }]);
+    expect(trace.body.upstreamCalls).toEqual([{ action: 'tenancy.createApiKey', durationMs: expect.any(Number), level: 1 }]);
     expect(trace.body.timing.durationMs).toBe(trace.body.durationMs);
     expect(new Date(trace.body.timing.completedAt).getTime()).toBeGreaterThanOrEqual(new Date(trace.body.timing.receivedAt).getTime());
 
