@@ -234,7 +234,7 @@ describe('retries on the virtual clock', () => {
     expect(d.attemptLog.map((a: { statusCode: number }) => a.statusCode)).toEqual([503, 503, 503, 503, 503, 503, 503, 200]);
     const hook = await api(t.baseUrl, 'GET', `/v1/webhooks/${s.hook.id}`, { key: s.apiKey });
     expect(hook.body).toMatchObject({ status: 'active', failureCount: 0 });
-  });
+  }, 60_000);
 
   it('8 failures pause the webhook; the event stays in the log and is replayed once the webhook is active again', async () => {
     let healthy = false;
@@ -267,11 +267,11 @@ describe('retries on the virtual clock', () => {
     expect(replay.body).toMatchObject({ eventId: event!.id, status: 'pending', attempts: 0 });
     await r.waitFor(9);
     expect(r.requests[8]!.headers).toMatchObject({ 'x-service-event-id': event!.id, 'x-service-attempt': '1', 'x-service-delivery': replay.body.id });
-  });
+  }, 60_000);
 
   it('a slow receiver does not hold back the others: fast outcomes are recorded while it is still answering', async () => {
     const fast = await receiver();
-    const slow = await startReceiver(() => 200, '/slow', 8_000);
+    const slow = await startReceiver(() => 200, '/slow', 12_000);
     receivers.push(slow);
     const s = await sandboxWithHook(fast.url, ['*']);
     const slowHook = await api(t.baseUrl, 'POST', '/v1/webhooks', { key: s.apiKey, body: { url: slow.url, events: ['*'] } });
@@ -281,13 +281,13 @@ describe('retries on the virtual clock', () => {
       if (res.status !== 200) throw new Error(`delivery log: ${res.status} ${res.text}`);
       return res.body.data[0];
     };
-    const fastDone = await eventually(async () => { const d = await logOf(s.hook.id); return d?.status === 'succeeded' ? d : undefined; }, 5_000, 'the fast delivery recorded', 250);
+    const fastDone = await eventually(async () => { const d = await logOf(s.hook.id); return d?.status === 'succeeded' ? d : undefined; }, 8_000, 'the fast delivery recorded', 250);
     expect(fastDone.eventId).toBe(event!.id);
     expect(await logOf(slowHook.body.id)).toMatchObject({ eventId: event!.id, status: 'pending', attempts: 0 });
     await slow.waitFor(1);
-    const slowDone = await eventually(async () => { const d = await logOf(slowHook.body.id); return d?.status === 'succeeded' ? d : undefined; }, 15_000, 'the slow delivery recorded', 500);
-    expect(slowDone.lastLatencyMs).toBeGreaterThanOrEqual(7_900);
-  });
+    const slowDone = await eventually(async () => { const d = await logOf(slowHook.body.id); return d?.status === 'succeeded' ? d : undefined; }, 20_000, 'the slow delivery recorded', 500);
+    expect(slowDone.lastLatencyMs).toBeGreaterThanOrEqual(11_900);
+  }, 60_000);
 
   it('a redirect is not followed and counts as a failure', async () => {
     const target = await receiver();
