@@ -137,6 +137,8 @@ export const sendBatch = defineAction<{ documents: SendParams[] }, { results: Ba
   params: { ...STRICT_REMOVE, documents: { type: 'array', min: 1, max: 100, items: { type: 'object' } } },
   http: {
     method: 'POST', path: '/v1/documents/send/batch', access: 'send', company: 'required', tag: 'Documents',
+    idempotencyKeyFromPayload: true,
+    consumesDocumentQuota: (params) => (Array.isArray(params.documents) ? params.documents.length : 0),
     summary: 'Send up to 100 documents; each item is atomic on its own, results come in input order',
     response: {
       type: 'object', required: ['results'],
@@ -193,11 +195,12 @@ const representation = (name: 'original' | 'xml' | 'json' | 'pdf', summary: stri
     params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
     http: {
       method: 'GET', path: `/v1/documents/:id/${name}`, access: 'documents.read', tag: 'Documents', summary,
-      response: { description: mediaType, ...(name === 'json' ? { type: 'object' } : { type: 'string', contentMediaType: mediaType }) },
+      ...(name === 'json' ? {} : { responseMediaType: mediaType }),
+      response: name === 'json' ? { type: 'object', description: 'Canonical EN 16931 model (BT/BG names in the field docs) or the body of a non-billing document' } : { type: 'string', format: 'binary' },
     },
   });
 
-export const originalRepresentation = representation('original', 'The original artefact, byte for byte, with its content type (the legal record)', 'application/octet-stream');
+export const originalRepresentation = representation('original', 'The original artefact, byte for byte, with the content type it was stored with (the legal record)', '*/*');
 export const xmlRepresentation = representation('xml', 'The structured XML (UBL 2.1 or CII D16B)', 'application/xml');
 export const jsonRepresentation = representation('json', 'The normalised JSON (canonical EN 16931 model, or the structured body of a non-billing document)', 'application/json');
 export const pdfRepresentation = representation('pdf', 'The PDF of a hybrid (Factur-X / ZUGFeRD) document', 'application/pdf');

@@ -142,10 +142,10 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
     ...deprecationOpenApi(http.deprecated),
     parameters,
     ...(Object.keys(bodyProps).length
-      ? { requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: { type: 'object', properties: bodyProps, ...(bodyRequired.length ? { required: bodyRequired } : {}) } } } } }
+      ? { requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: { type: 'object', properties: bodyProps, ...(bodyRequired.length ? { required: bodyRequired } : {}) } }, ...(http.rawBody ? { '*/*': { schema: { type: 'string', format: 'binary', description: 'Raw-body deposit: the file itself; the other fields go in the query string' } } } : {}) } } }
       : {}),
     responses: {
-      [status]: { description: 'Success', content: { 'application/json': { schema: http.response } } },
+      [status]: { description: 'Success', content: { [http.responseMediaType ?? 'application/json']: { schema: http.response } } },
       ...errors,
       500: errorResponse('INTERNAL_ERROR'),
       ...(http.errorFormat === 'oauth' ? { 401: errorResponse('invalid_client'), 403: errorResponse('access_denied: the audience is not granted to this client') } : {}),

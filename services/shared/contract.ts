@@ -61,6 +61,8 @@ export interface HttpBinding {
    * `file: {content (base64), contentType, filename}` (from the Content-Type header and `filename`).
    */
   rawBody?: boolean;
+  /** Media type of the success answer when it is not JSON (a wildcard for stored files of any type). */
+  responseMediaType?: string;
   /**
    * The operation sends documents: each call counts against the organization's monthly document
    * quota (429 QUOTA_EXCEEDED; none in sandbox); `true` counts one, a function counts from the

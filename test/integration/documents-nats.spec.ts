@@ -40,11 +40,11 @@ it('sends a hybrid PDF across NATS and serves its representations byte for byte'
     if (!incoming) await new Promise((r) => setTimeout(r, 100));
   }
   expect(incoming).toBeDefined();
-  const res = await fetch(`${edge.baseUrl}${incoming!.links.pdf}`, { headers: { authorization: `Bearer ${b.apiKey}` } });
+  const res = await fetch(`${edge.baseUrl}${incoming!.links.pdf!}`, { headers: { authorization: `Bearer ${b.apiKey}` } });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/pdf');
   expect(Buffer.from(await res.arrayBuffer()).equals(pdf)).toBe(true);
-  const xml = await api(edge.baseUrl, 'GET', incoming!.links.xml, { key: b.apiKey });
+  const xml = await api(edge.baseUrl, 'GET', incoming!.links.xml!, { key: b.apiKey });
   expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
   expect(xml.text).toContain('CrossIndustryInvoice');
   const raw = await api(edge.baseUrl, 'POST', '/v1/documents/send?type=invoice&filename=a.bin', { key: a.apiKey, rawBody: Buffer.from([0, 1, 2, 250]), headers: { 'content-type': 'application/octet-stream' } });
