@@ -115,3 +115,25 @@ describe('BR-FR UBL multi-vendor rules (billing framework S8)', () => {
     expect(ids(xml)).toContain('BR-FR-MV-02_EXT-FR-FE-163');
   });
 });
+
+describe('BR-FR UBL pack on a credit note', () => {
+  const toCreditNote = (xml: string) => xml
+    .replace('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"', '<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"')
+    .replace('</Invoice>', '</CreditNote>')
+    .replace('<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>', '<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>')
+    .replace(/cac:InvoiceLine>/g, 'cac:CreditNoteLine>')
+    .replace(/cbc:InvoicedQuantity/g, 'cbc:CreditedQuantity')
+    .replace('<cbc:DueDate>2026-10-15</cbc:DueDate>', '');
+  const CN = toCreditNote(BASE);
+
+  it('BR-FR-CO-05_BT-3: a credit note must reference the credited invoice', () => {
+    expect(ids(CN)).toEqual(['BR-FR-CO-05_BT-3']);
+  });
+
+  it('is clean once the credited invoice is referenced, and the rules read CreditNote paths', () => {
+    const ok = CN.replace('<cbc:DocumentCurrencyCode>', '<cbc:DocumentCurrencyCode>').replace('<cac:AccountingSupplierParty>',
+      '<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>F2026-0001</cbc:ID><cbc:IssueDate>2026-09-01</cbc:IssueDate></cac:InvoiceDocumentReference></cac:BillingReference><cac:AccountingSupplierParty>');
+    expect(ids(ok)).toEqual([]);
+    expect(ids(ok.replace('<cbc:CreditedQuantity unitCode="C62">1</cbc:CreditedQuantity>', '<cbc:CreditedQuantity unitCode="C62">1.12345</cbc:CreditedQuantity>'))).toEqual(['BR-FR-DEC-02_BT-129']);
+  });
+});
