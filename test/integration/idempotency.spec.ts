@@ -120,12 +120,12 @@ describe('Idempotency-Key', () => {
   it('never stores a throttled answer (429): the key is released and a later retry runs', async () => {
     const { apiKey } = await bootstrap(t.baseUrl);
     const headers = { 'idempotency-key': 'revoke-unknown' };
-    const first = await api(t.baseUrl, 'POST', '/v1/sandbox/rate-limit/exhaust', { key: apiKey, headers: { 'idempotency-key': 'exhaust-1' }, body: { durationSeconds: 1 } });
+    const first = await api(t.baseUrl, 'POST', '/v1/sandbox/rate-limit/exhaust', { key: apiKey, headers: { 'idempotency-key': 'exhaust-1' }, body: { durationSeconds: 3 } });
     expect(first.status).toBe(200);
     // Throttled answers (429) are never stored: once the forced limit ends the same key runs.
     const throttled = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, headers, body: { name: 'after-throttle' } });
     expect(throttled.status).toBe(429);
-    await new Promise((r) => setTimeout(r, 1100));
+    await new Promise((r) => setTimeout(r, Math.max(0, new Date(first.body.exhaustedUntil).getTime() - Date.now()) + 150));
     const ran = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, headers, body: { name: 'after-throttle' } });
     expect(ran.status).toBe(201);
     expect(ran.headers.get('idempotent-replayed')).toBeNull();
