@@ -12,7 +12,8 @@ describe('RequestLogBuffer', () => {
     const batches: number[] = [];
     const buffer = new RequestLogBuffer(async (e) => { batches.push(e.length); }, { capacity: 1000, batchSize: 10, flushIntervalMs: 30 });
     for (let i = 0; i < 25; i++) buffer.push(entry(i));
-    await new Promise((r) => setTimeout(r, 80));
+    // Nobody calls flush(): the timer writes the partial batch on its own (bounded wait).
+    for (let waited = 0; buffer.stats.written < 25 && waited < 3000; waited += 10) await new Promise((r) => setTimeout(r, 10));
     expect(batches).toEqual([10, 10, 5]);
     expect(buffer.stats).toMatchObject({ captured: 25, written: 25, dropped: 0, batches: 3 });
     await buffer.stop();
@@ -25,7 +26,7 @@ describe('RequestLogBuffer', () => {
     const buffer = new RequestLogBuffer(async (e) => { await stalled; written.push(...e); }, { capacity: 100, batchSize: 50, flushIntervalMs: 10 });
     const started = performance.now();
     for (let i = 0; i < 1000; i++) buffer.push(entry(i));
-    expect(performance.now() - started).toBeLessThan(50);
+    expect(performance.now() - started).toBeLessThan(250);
     // One batch of 50 is in the writer's hands, 100 wait, the rest is dropped.
     expect(buffer.stats.dropped).toBe(850);
     release();
