@@ -39,6 +39,9 @@ function recordOf(row: Event): EventRecord {
   return { ...envelopeOf(row), companyId: row.companyId ?? null, acknowledged: row.acknowledgedAt != null, acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null };
 }
 
+/** Dispatch transactions run side by side in one instance. */
+const DISPATCH_LOOPS = 3;
+
 interface DispatcherState {
   task?: ScheduledTask;
   running?: Promise<number>;
@@ -91,13 +94,16 @@ const EventsService: ServiceSchema = {
         try {
           do {
             state.again = false;
-            for (;;) {
-              if (state.stopping) return total;
-              const { events, deliveries } = await this.dispatchBatch();
-              total += events;
-              if (deliveries) void this.broker.broadcast(WAKE_EVENT, { kind: DELIVER_JOB });
-              if (events < loadConfig().events.dispatcherBatch) break;
-            }
+            // Parallel loops: SKIP LOCKED gives each its own rows (receivers must not rely on order anyway).
+            await Promise.all(Array.from({ length: DISPATCH_LOOPS }, async () => {
+              for (;;) {
+                if (state.stopping) return;
+                const { events, deliveries } = await this.dispatchBatch();
+                total += events;
+                if (deliveries) void this.broker.broadcast(WAKE_EVENT, { kind: DELIVER_JOB });
+                if (events < loadConfig().events.dispatcherBatch) return;
+              }
+            }));
           } while (state.again && !state.stopping);
         } catch (err) {
           if (!state.stopping) this.logger.error('dispatcher: a batch failed; its events stay in the outbox', err);
