@@ -190,6 +190,24 @@ describe('every input format reaches the other organization with its three repre
     expect(ev.body).toMatchObject({ type: 'event', deliveryStatus: 'stored', to: {} });
   });
 
+  it('every document type reaches the other organization', async () => {
+    const types = ['invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt'];
+    const sent: Array<[string, string, string]> = [];
+    for (const type of types) {
+      const number = `${type.toUpperCase()}-${Date.now()}`;
+      const billing = ['invoice', 'credit-note', 'debit-note'].includes(type);
+      // A credit note carries no due date here (UBL writes BT-9 of a credit note only with payment instructions).
+      const document = billing ? invoiceBody(number, { billingReference: 'INV-0', billingReferenceDate: '2026-01-15', ...(type === 'credit-note' ? { dueDate: undefined } : {}) }) : { number, issueDate: '2026-03-01' };
+      const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type, format: 'json', to: b.company.peppolId, document } });
+      expect({ type, status: res.status, body: res.status === 201 ? undefined : res.body }).toEqual({ type, status: 201, body: undefined });
+      sent.push([type, number, res.body.id]);
+    }
+    for (const [type, number, id] of sent) {
+      expect(await settle(a.apiKey, id)).toMatchObject({ type, deliveryStatus: 'delivered' });
+      expect(await incomingFor(b.apiKey, number)).toMatchObject({ type, direction: 'incoming' });
+    }
+  });
+
   it('addresses a French reception point: the suffix travels in metadata.recipientRouting and the to echo; French rules apply', async () => {
     // A sandbox company registered under a SIREN (what a French company import creates).
     const fr = await bootstrap(t.baseUrl, { label: 'fr' });
