@@ -1,5 +1,5 @@
 /**
- * Minimal streaming XML writer: text appended into 64 KB chunks joined once at the end, so rendering
+ * Minimal streaming XML writer: pieces joined into flat chunks, chunks joined once at the end, so rendering
  * stays linear in the document size. Text and attribute values are always escaped here.
  */
 const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
@@ -13,26 +13,29 @@ export function escapeXml(value: string): string {
 
 export type Attrs = Record<string, string | undefined>;
 
-/** Appended text is gathered in chunks of about this many characters before joining. */
-const CHUNK = 1 << 16;
+/** Pieces gathered before they are joined into one flat chunk. */
+const PIECES_PER_CHUNK = 4096;
 
 export class XmlWriter {
-  private readonly parts: string[] = [];
-  private current = '';
+  /** Flat chunks of the document so far. */
+  private readonly chunks: string[] = [];
+  /** Recent small pieces, joined into a chunk every PIECES_PER_CHUNK appends. */
+  private pieces: string[] = [];
 
   constructor(declaration = true) {
-    if (declaration) this.current = '<?xml version="1.0" encoding="UTF-8"?>\n';
+    if (declaration) this.pieces.push('<?xml version="1.0" encoding="UTF-8"?>\n');
   }
 
-  /** Appends to the current chunk; a full chunk moves to the parts list (a few parts, not millions). */
+  /**
+   * Appends a piece. Joining every few thousand pieces keeps the live data a list of flat
+   * strings: neither millions of tiny strings nor a rope of `+=` nodes survive until the end,
+   * which is what makes the garbage collector's work grow faster than the document.
+   */
   private push(text: string): void {
-    this.current += text;
-    if (this.current.length > CHUNK) {
-      // Reading a character makes V8 flatten the chunk's rope of small appended strings into one
-      // flat string; otherwise thousands of rope nodes per chunk live until the final join.
-      this.current.charCodeAt(this.current.length >> 1);
-      this.parts.push(this.current);
-      this.current = '';
+    this.pieces.push(text);
+    if (this.pieces.length >= PIECES_PER_CHUNK) {
+      this.chunks.push(this.pieces.join(''));
+      this.pieces = [];
     }
   }
 
@@ -70,6 +73,6 @@ export class XmlWriter {
   }
 
   toString(): string {
-    return this.parts.join('') + this.current;
+    return this.chunks.join('') + this.pieces.join('');
   }
 }
