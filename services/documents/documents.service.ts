@@ -640,12 +640,22 @@ function invalidTransition(doc: Document, message: string): DomainError {
   return new DomainError('INVALID_TRANSITION', message, { extra: { currentStatus: doc.status, currentCode: doc.lifecycleCode ?? null, allowedTransitions: lifecycleView(doc).allowedTransitions } });
 }
 
-/** Applies a step to a document and to its counterpart on this platform (the other party's copy). */
-async function applyEverywhere(this: DocsThis, ctx: Context, tx: EntityManager, doc: Document, entry: LifecycleEntry): Promise<void> {
+/**
+ * Loads a document and its counterpart on this platform (the other party's copy) and locks both,
+ * always in id order, so a buyer and a supplier moving the same invoice at once never deadlock.
+ */
+async function lockWithCounterpart(tx: EntityManager, auth: Principal, id: string): Promise<{ doc: Document; counterpart: Document | null }> {
+  const seen = await findDocument(tx, auth, id);
+  const otherId = seen.counterpartId ?? (await tx.findOne(Document, { counterpartId: seen.id }))?.id ?? null;
+  const ids = [seen.id, ...(otherId ? [otherId] : [])].sort();
+  const rows = await tx.find(Document, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' }, refresh: true });
+  const doc = rows.find((r) => r.id === seen.id)!;
+  return { doc, counterpart: rows.find((r) => r.id !== seen.id) ?? null };
+}
+
+/** Applies a step to a document and to its counterpart; lifecycle.updated on both sides. */
+async function applyEverywhere(this: DocsThis, ctx: Context, tx: EntityManager, doc: Document, counterpart: Document | null, entry: LifecycleEntry): Promise<void> {
   await this.recordEvent(ctx, tx, applyStep(doc, entry));
-  const counterpart = doc.counterpartId
-    ? await tx.findOne(Document, { id: doc.counterpartId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-    : await tx.findOne(Document, { counterpartId: doc.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (counterpart) await this.recordEvent(ctx, tx, applyStep(counterpart, { ...entry }));
 }
 
@@ -740,7 +750,7 @@ const DocumentsService: ServiceSchema = {
     postLifecycle: implement(contract.postLifecycle, async function (this: DocsThis, ctx) {
       const auth = principalOf(ctx);
       return emOf(ctx).transactional(async (tx) => {
-        const doc = await findDocument(tx, auth, ctx.params.id, true);
+        const { doc, counterpart } = await lockWithCounterpart(tx, auth, ctx.params.id);
         if (!BILLING_TYPES.has(doc.type) || doc.lifecycle.length === 0) throw invalidTransition(doc, `A ${doc.type} sent as ${doc.format} has no French lifecycle`);
         const party = partyOf(doc);
         const total = doc.totalAmount === null || doc.totalAmount === undefined ? null : Number(doc.totalAmount);
@@ -765,7 +775,7 @@ const DocumentsService: ServiceSchema = {
         if (p.paymentReference) extra.paymentReference = p.paymentReference;
         if (p.paymentCurrency) extra.paymentCurrency = p.paymentCurrency;
         if (res.partial) extra.partial = true;
-        await applyEverywhere.call(this, ctx, tx, doc, entryFor(res.code, party, now, extra));
+        await applyEverywhere.call(this, ctx, tx, doc, counterpart, entryFor(res.code, party, now, extra));
         await tx.flush();
         return lifecycleView(doc);
       });
@@ -775,7 +785,7 @@ const DocumentsService: ServiceSchema = {
       const auth = principalOf(ctx);
       const p = ctx.params;
       return emOf(ctx).transactional(async (tx) => {
-        const doc = await findDocument(tx, auth, p.id, true);
+        const { doc, counterpart } = await lockWithCounterpart(tx, auth, p.id);
         const now = (await companyClock(tx, doc.companyId)).now();
         const changes: Record<string, unknown> = {};
         if (p.relatedDocumentId) {
@@ -818,7 +828,7 @@ const DocumentsService: ServiceSchema = {
         // A link or note naming the completing document lifts a suspension (208 → 209), by the supplier.
         if ((p.action === 'link' || p.action === 'add-note') && p.relatedDocumentId && doc.lifecycleCode === '208') {
           if (partyOf(doc) !== 'supplier') throw invalidTransition(doc, 'Only the supplier completes a suspended invoice (209)');
-          await applyEverywhere.call(this, ctx, tx, doc, entryFor('209', 'supplier', now, { relatedDocumentId: p.relatedDocumentId }));
+          await applyEverywhere.call(this, ctx, tx, doc, counterpart, entryFor('209', 'supplier', now, { relatedDocumentId: p.relatedDocumentId }));
           changes.lifecycleCode = { from: '208', to: '209' };
         }
         if (Object.keys(changes).length) {

@@ -200,3 +200,17 @@ it('a document without a French lifecycle (raw deposit) answers 409 with no allo
   expect((await lifecycle(supplier.apiKey, raw.body.id)).allowedTransitions).toEqual([]);
   expectEnvelope(await move(supplier.apiKey, raw.body.id, { status: 'paid', paymentDate: '2026-01-01', paymentAmount: 1, paymentCurrency: 'EUR' }), 409, 'INVALID_TRANSITION');
 });
+
+it('buyer and supplier moving the same invoice at once: no deadlock, no 500, both copies agree', async () => {
+  for (let i = 0; i < 4; i++) {
+    const { out, inc } = await exchange();
+    const [buyerMove, supplierMove] = await Promise.all([
+      move(buyerOrg.apiKey, inc, { status: 'under_review' }),
+      move(supplier.apiKey, out, { status: 'paid', paymentDate: '2026-04-03', paymentAmount: 242, paymentCurrency: 'EUR' }),
+    ]);
+    expect([200, 409]).toContain(buyerMove.status);
+    expect(supplierMove.status).toBe(200);
+    expect(codes(await lifecycle(buyerOrg.apiKey, inc))).toEqual(codes(await lifecycle(supplier.apiKey, out)));
+    expect((await lifecycle(supplier.apiKey, out)).currentCode).toBe('212');
+  }
+});
