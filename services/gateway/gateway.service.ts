@@ -169,6 +169,13 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     this.openapiDocument = buildOpenApi((this.settings.httpContracts as readonly ActionContract<unknown, unknown>[] | undefined) ?? HTTP_CONTRACTS, config.publicUrl);
     this.ipLimiter = new IpLimiter(config.bootstrapPerIpPerHour, 3_600_000);
     this.guarantees = new GatewayGuarantees(this.broker, config);
+    // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
+    // client pool) never reuses a socket we are closing at that very moment (ECONNRESET).
+    const server = (this as unknown as { server?: { keepAliveTimeout: number; headersTimeout: number } }).server;
+    if (server) {
+      server.keepAliveTimeout = config.keepAliveMs;
+      server.headersTimeout = config.keepAliveMs + 1_000;
+    }
   },
 
   async stopped() {

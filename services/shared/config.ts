@@ -62,6 +62,8 @@ export interface AppConfig {
   maxJsonBytes: number;
   /** Largest request body accepted, in bytes, after decompression (file deposits). */
   maxBodyBytes: number;
+  /** How long an idle HTTP keep-alive connection stays open, in ms. */
+  keepAliveMs: number;
   /** Sandbox bootstrap calls allowed per client IP per hour. */
   bootstrapPerIpPerHour: number;
   /** Lifetime of a bootstrap sandbox key, in days. */
@@ -142,6 +144,7 @@ export function loadConfig(): AppConfig {
     docsUrl: str('EINV_DOCS_URL') ?? `${publicUrl}/docs/errors`,
     maxJsonBytes: int('EINV_MAX_JSON_BYTES', 1024 * 1024),
     maxBodyBytes: int('EINV_MAX_BODY_BYTES', 25 * 1024 * 1024),
+    keepAliveMs: int('EINV_HTTP_KEEP_ALIVE_MS', 65_000),
     bootstrapPerIpPerHour: int('EINV_BOOTSTRAP_PER_IP_PER_HOUR', 10),
     sandboxKeyDays: int('EINV_SANDBOX_KEY_DAYS', 30),
     rateLimitOverrides: planOverrides('EINV_RATE_LIMITS'),
