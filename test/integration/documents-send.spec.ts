@@ -244,6 +244,22 @@ it('a batch takes exactly 100 documents (raw deposits here), all created, in inp
   expect((await api(t.baseUrl, 'GET', `/v1/documents/${last.id}/original`, { key: a.apiKey })).text).toBe('scan 99');
 });
 
+it('platform keys send for the company named in X-Service-Company; scopes guard each route', async () => {
+  const plat = await bootstrap(t.baseUrl, { label: 'platform', keyType: 'platform' });
+  const body = { type: 'invoice', format: 'json', to: b.company.peppolId, document: invoiceBody() };
+  expectEnvelope(await api(t.baseUrl, 'POST', '/v1/documents/send', { key: plat.apiKey, body }), 403, 'COMPANY_REQUIRED');
+  const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: plat.apiKey, body, headers: { 'x-service-company': plat.company.id } });
+  expect(res.status).toBe(201);
+  expect(res.body.companyId).toBe(plat.company.id);
+  expect((await api(t.baseUrl, 'GET', `/v1/documents/${res.body.id}`, { key: plat.apiKey })).status).toBe(200);
+
+  const reader = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: a.apiKey, body: { name: 'reader', scopes: ['documents.read'] } });
+  expectEnvelope(await api(t.baseUrl, 'POST', '/v1/documents/send', { key: reader.body.key, body }), 403, 'INSUFFICIENT_SCOPE');
+  expectEnvelope(await api(t.baseUrl, 'POST', '/v1/documents/search', { key: reader.body.key, body: {} }), 403, 'INSUFFICIENT_SCOPE');
+  expectEnvelope(await api(t.baseUrl, 'POST', `/v1/documents/${res.body.id}/lifecycle`, { key: reader.body.key, body: { status: 'under_review' } }), 403, 'INSUFFICIENT_SCOPE');
+  expect((await api(t.baseUrl, 'GET', '/v1/documents', { key: reader.body.key })).status).toBe(200);
+});
+
 describe('send errors', () => {
   it('422 RECIPIENT_NOT_FOUND for a participant registered nowhere', async () => {
     for (const to of ['9999:sandbox-unknown', '0208:0999999999']) {
