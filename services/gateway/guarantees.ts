@@ -81,6 +81,7 @@ export class GatewayGuarantees {
     const cached = this.plans.get(organizationId);
     const now = Date.now();
     if (cached && now - cached.at < PLAN_TTL_MS) return cached.plan;
+    if (this.plans.size > 50_000) this.plans.clear();
     const plan = call(ctx, organizationPlan, { organizationId });
     this.plans.set(organizationId, { at: now, plan });
     plan.catch(() => this.plans.delete(organizationId));

@@ -119,7 +119,8 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   constructor(url: string, prefix = 'einv:rl:') {
     this.prefix = prefix;
-    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    // A Redis that does not answer within a second fails the call, and the gateway serves uncounted.
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 1000, enableOfflineQueue: true, lazyConnect: false });
     // ioredis sends EVALSHA and falls back to EVAL when the script is not cached yet.
     redis.defineCommand('einvSlidingWindow', { numberOfKeys: 2, lua: SLIDING_WINDOW_LUA });
     redis.on('error', () => { /* reported through the failing commands */ });

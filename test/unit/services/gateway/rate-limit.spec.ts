@@ -89,4 +89,15 @@ describe('RedisRateLimitStore (real redis-server)', () => {
       await b.close();
     }
   });
+
+  it('fails fast when Redis does not answer, so the gateway can serve uncounted', async () => {
+    const dead = new RedisRateLimitStore('redis://127.0.0.1:1', `test:${randomUUID()}:`);
+    try {
+      const started = Date.now();
+      await expect(dead.hit('key_d', 'org_d', 10)).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await dead.close();
+    }
+  });
 });
