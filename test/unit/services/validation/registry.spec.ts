@@ -1,0 +1,42 @@
+/** Pack selection (pack.json `select`): EN 16931 always, CIUS by CustomizationID, national packs by country. */
+import { PackRegistry } from '../../../../services/validation/engine/index.ts';
+import type { CompiledPackFile, PackSelector } from '../../../../schematrons/packs.ts';
+
+const file = (pack: string, syntax: 'ubl' | 'cii', select: PackSelector, order = 100): CompiledPackFile => ({
+  pack, version: '1', syntax, title: pack, select, order, sef: `${pack}.sef.json`, hash: 'h', ruleIds: [], checks: 0,
+});
+
+const reg = new PackRegistry({
+  compilerVersion: 'x',
+  files: [
+    file('peppol-bis', 'ubl', { customizationIdContains: ['urn:fdc:peppol.eu:2017:poacc:billing:3.0'] }, 20),
+    file('en16931', 'ubl', { always: true }, 10),
+    file('en16931', 'cii', { always: true }, 10),
+    file('br-fr', 'cii', { countries: ['FR'] }, 30),
+    file('xrechnung', 'ubl', { countries: ['DE'], customizationIdContains: ['xeinkauf.de:kosit:xrechnung_3'] }, 30),
+  ],
+});
+const ids = (xs: CompiledPackFile[]): string[] => xs.map((f) => f.pack);
+const PEPPOL = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
+const XR = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
+
+describe('pack registry selection', () => {
+  it('runs the EN 16931 core for every document of its syntax, first', () => {
+    expect(ids(reg.select({ syntax: 'ubl', customizationId: 'urn:cen.eu:en16931:2017' }))).toEqual(['en16931']);
+    expect(ids(reg.select({ syntax: 'ubl', customizationId: PEPPOL }))).toEqual(['en16931', 'peppol-bis']);
+  });
+  it('adds a national pack only for its destination country (country matched case-insensitively)', () => {
+    expect(ids(reg.select({ syntax: 'cii', customizationId: 'urn:cen.eu:en16931:2017', country: 'fr' }))).toEqual(['en16931', 'br-fr']);
+    expect(ids(reg.select({ syntax: 'cii', customizationId: 'urn:cen.eu:en16931:2017', country: 'BE' }))).toEqual(['en16931']);
+    expect(ids(reg.select({ syntax: 'cii', customizationId: 'urn:cen.eu:en16931:2017' }))).toEqual(['en16931']);
+  });
+  it('requires every given condition (country AND CustomizationID)', () => {
+    expect(ids(reg.select({ syntax: 'ubl', customizationId: XR, country: 'DE' }))).toEqual(['en16931', 'xrechnung']);
+    expect(ids(reg.select({ syntax: 'ubl', customizationId: XR }))).toEqual(['en16931']);
+    expect(ids(reg.select({ syntax: 'ubl', customizationId: PEPPOL, country: 'DE' }))).toEqual(['en16931', 'peppol-bis']);
+  });
+  it('forces a pack list by id for the conformance runners', () => {
+    expect(ids(reg.byIds(['peppol-bis'], 'ubl'))).toEqual(['peppol-bis']);
+    expect(reg.has('br-fr', 'ubl')).toBe(false);
+  });
+});
