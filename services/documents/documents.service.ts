@@ -134,8 +134,8 @@ function scopeOf(auth: Principal): Record<string, unknown> {
   return { organization: auth.organizationId, livemode: auth.livemode, ...(auth.companyId ? { companyId: auth.companyId } : {}) };
 }
 
-async function findDocument(em: EntityManager, auth: Principal, id: string, lock = false): Promise<Document> {
-  const doc = await em.findOne(Document, { id, ...scopeOf(auth) }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+async function findDocument(em: EntityManager, auth: Principal, id: string): Promise<Document> {
+  const doc = await em.findOne(Document, { id, ...scopeOf(auth) });
   if (!doc) throw new DomainError('DOCUMENT_NOT_FOUND', `Document '${id}' was not found`);
   return doc;
 }
