@@ -26,6 +26,11 @@ export interface RequestLogInput {
   createdAt: string;
 }
 
+/** Internal: deletes entries older than the retention (EINV_REQUEST_LOG_RETENTION_DAYS); runs hourly. */
+export const prune = defineAction<{ olderThanDays?: number }, { deleted: number }>('requests', 'prune', {
+  params: { olderThanDays: { type: 'number', integer: true, min: 1, optional: true } },
+});
+
 export const ingest = defineAction<{ entries: RequestLogInput[] }, { written: number }>('requests', 'ingest', {
   params: { entries: { type: 'array', items: 'object', max: 5000 } },
 });

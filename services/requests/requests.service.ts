@@ -1,6 +1,7 @@
 import type { ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { implement } from '../shared/contract.ts';
+import { call } from '../shared/call.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';
 import { DomainError, notFound } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -10,7 +11,7 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { Organization, type Plan } from '../tenancy/organization.entity.ts';
 import { planRateLimits } from '../limits/limits.contract.ts';
 import { RequestLogEntry } from './request-log-entry.entity.ts';
-import { ingest, listRequests, summary, timeseries, getRequest, type RequestView, type RequestTrace, type SummaryRow, type TimeseriesRow } from './requests.contract.ts';
+import { prune, ingest, listRequests, summary, timeseries, getRequest, type RequestView, type RequestTrace, type SummaryRow, type TimeseriesRow } from './requests.contract.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -62,10 +63,40 @@ async function rateLimitOf(em: EntityManager, organizationId: string): Promise<n
 
 const num = (v: unknown) => Number(v ?? 0);
 
-const RequestsService: ServiceSchema = {
+/** Rows deleted per statement while pruning, so a large backlog never holds one long lock. */
+const PRUNE_BATCH = 5000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+const RequestsService: ServiceSchema & { pruner?: NodeJS.Timeout } = {
   name: 'requests',
   mixins: [OrmMixin],
+
+  started() {
+    this.pruner = setInterval(() => {
+      call(this.broker, prune, {}).catch((err: unknown) => this.logger.warn('request log: pruning failed:', err));
+    }, PRUNE_EVERY_MS);
+    this.pruner.unref();
+  },
+
+  stopped() {
+    if (this.pruner) clearInterval(this.pruner);
+  },
+
   actions: {
+    prune: implement(prune, async (ctx) => {
+      const days = ctx.params.olderThanDays ?? loadConfig().requestLogRetentionDays;
+      const cutoff = new Date(systemClock.now().getTime() - days * DAY);
+      const em = emOf(ctx);
+      let deleted = 0;
+      for (;;) {
+        const res = await em.execute<{ affectedRows?: number }>(
+          `delete from request_log where ctid in (select ctid from request_log where created_at < ? limit ${PRUNE_BATCH})`, [cutoff], 'run',
+        );
+        deleted += res.affectedRows ?? 0;
+        if ((res.affectedRows ?? 0) < PRUNE_BATCH) return { deleted };
+      }
+    }),
+
     /** One multi-row insert per batch; a request id seen twice (a retried batch) is kept once. */
     ingest: implement(ingest, async (ctx) => {
       const { entries } = ctx.params;

@@ -78,6 +78,8 @@ export interface AppConfig {
   requestLogBatchSize: number;
   /** A partial request-log batch waits at most this long, in ms. */
   requestLogFlushMs: number;
+  /** Request-log entries older than this many days are deleted (hourly). */
+  requestLogRetentionDays: number;
   /** JWT verification: an external identity provider (optional) and our built-in issuer. */
   jwt: JwtConfig;
 }
@@ -152,6 +154,7 @@ export function loadConfig(): AppConfig {
     requestLogBufferSize: int('EINV_REQUEST_LOG_BUFFER', 20_000),
     requestLogBatchSize: int('EINV_REQUEST_LOG_BATCH', 500),
     requestLogFlushMs: int('EINV_REQUEST_LOG_FLUSH_MS', 200),
+    requestLogRetentionDays: int('EINV_REQUEST_LOG_RETENTION_DAYS', 90),
     jwt: {
       jwksUrl: requiredTogether('EINV_JWT_JWKS_URL', 'EINV_JWT_ISSUER'),
       issuer: str('EINV_JWT_ISSUER'),

@@ -4,7 +4,10 @@
  * request-log-reads.spec.ts), with its trace; list filters and cursor pages; summary with exact
  * throttled counts; timeseries.
  */
+import pg from 'pg';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { call } from '../../services/shared/call.ts';
+import { prune } from '../../services/requests/requests.contract.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 
@@ -167,5 +170,25 @@ describe('summary and timeseries', () => {
     expectEnvelope(await api(t.baseUrl, 'GET', '/v1/requests/timeseries?bucket=day', { key: apiKey }), 400, 'INVALID_ENUM');
     const wide = await api(t.baseUrl, 'GET', `/v1/requests/timeseries?bucket=minute&since=${new Date(Date.now() - 2 * 86_400_000).toISOString()}`, { key: apiKey });
     expectEnvelope(wide, 400, 'INVALID_REQUEST');
+  });
+});
+
+describe('retention', () => {
+  it('prunes entries older than the retention (90 days by default), nothing newer', async () => {
+    const { apiKey } = await bootstrap(t.baseUrl);
+    const recent = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, body: { name: 'recent' } });
+    const old = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, body: { name: 'old' } });
+    await flushLog();
+    const client = new pg.Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    try {
+      await client.query("update request_log set created_at = now() - interval '91 days' where id = $1", [old.headers.get('x-request-id')]);
+    } finally {
+      await client.end();
+    }
+    const result = await call(t.app.broker, prune, {});
+    expect(result.deleted).toBeGreaterThanOrEqual(1);
+    expectEnvelope(await api(t.baseUrl, 'GET', `/v1/requests/${old.headers.get('x-request-id')}`, { key: apiKey }), 404, 'RESOURCE_NOT_FOUND');
+    expect((await api(t.baseUrl, 'GET', `/v1/requests/${recent.headers.get('x-request-id')}`, { key: apiKey })).status).toBe(200);
   });
 });
