@@ -9,7 +9,8 @@
  * write and by a node-cron poll.
  */
 import type { Service, ServiceSchema } from 'moleculer';
-import { LockMode } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { LockMode, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { schedule, type ScheduledTask } from 'node-cron';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
@@ -27,7 +28,7 @@ import { Webhook } from '../webhooks/webhook.entity.ts';
 import { WebhookDelivery } from '../webhooks/delivery.entity.ts';
 import { payloadFor, subscribes } from '../webhooks/fan-out.ts';
 import { DELIVER_JOB } from '../webhooks/webhooks.contract.ts';
-import { scheduleJobs, type JobInput } from '../scheduler/scheduler.ts';
+import { ScheduledJob } from '../scheduler/scheduled-job.entity.ts';
 import { Event } from './event.entity.ts';
 import { listEvents, ackEvents, drainOutbox, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventRecord } from './events.contract.ts';
 
@@ -130,7 +131,9 @@ const EventsService: ServiceSchema = {
         const tenants = new Map((needTenants && companyIds.length ? await tx.find(Company, { id: { $in: companyIds } }) : []).map((c) => [c.id, c]));
         const offsets = new Map((companyIds.length ? await tx.find(CompanyClock, { companyId: { $in: companyIds } }) : []).map((c) => [c.companyId, Number(c.offsetSeconds)]));
         const wall = systemClock.now();
-        const jobs: JobInput[] = [];
+        // Bulk statements rather than the unit of work: the dispatcher is the hot path of every event.
+        const deliveries: Array<RequiredEntityData<WebhookDelivery>> = [];
+        const jobs: Array<RequiredEntityData<ScheduledJob>> = [];
         for (const row of rows) {
           const envelope = envelopeOf(row);
           const facts = { type: row.type, livemode: row.livemode, companyId: row.companyId ?? null, data: row.data };
@@ -138,22 +141,25 @@ const EventsService: ServiceSchema = {
             if (hook.organization.id !== row.organization.id || !subscribes({ ...hook, companyId: hook.companyId ?? null }, facts)) continue;
             const tenant = row.companyId ? tenants.get(row.companyId) : undefined;
             const payload = payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant ? { id: tenant.id, metadata: tenant.metadata ?? null } : undefined);
-            const delivery = tx.create(WebhookDelivery, {
-              id: newId('delivery'), webhook: hook, organizationId: row.organization.id, companyId: row.companyId ?? null,
-              eventId: row.id, eventType: row.type, payload: JSON.stringify(payload), status: 'pending', attempts: 0, attemptLog: [], test: false,
-              nextAttemptAt: null, lastStatusCode: null, lastLatencyMs: null, lastError: null, deliveredAt: null,
-            });
             // Due at once, in the company's business time.
             const dueAt = new Date(wall.getTime() + (offsets.get(row.companyId ?? '') ?? 0) * 1000);
-            delivery.nextAttemptAt = dueAt;
-            jobs.push({ kind: DELIVER_JOB, ref: delivery.id, companyId: row.companyId ?? null, dueAt });
+            const id = newId('delivery');
+            deliveries.push({
+              id, webhook: hook.id, organizationId: row.organization.id, companyId: row.companyId ?? null,
+              eventId: row.id, eventType: row.type, payload: JSON.stringify(payload), status: 'pending', attempts: 0, attemptLog: [], test: false,
+              nextAttemptAt: dueAt, lastStatusCode: null, lastLatencyMs: null, lastError: null, deliveredAt: null, createdAt: wall, updatedAt: wall,
+            });
+            jobs.push({ id: randomUUID(), kind: DELIVER_JOB, ref: id, companyId: row.companyId ?? null, dueAt, lockedUntil: null, claims: 0, createdAt: wall });
           }
-          row.dispatchedAt = wall;
           // Published before the commit: a crash after this line republishes the same event id (at-least-once).
           this.broker.emit(row.type, envelope);
         }
-        scheduleJobs(tx, jobs);
-        return { events: rows.length, deliveries: jobs.length };
+        if (deliveries.length) {
+          await tx.insertMany(WebhookDelivery, deliveries);
+          await tx.insertMany(ScheduledJob, jobs);
+        }
+        await tx.nativeUpdate(Event, { id: { $in: rows.map((r) => r.id) } }, { dispatchedAt: wall });
+        return { events: rows.length, deliveries: deliveries.length };
       });
     },
   },

@@ -56,6 +56,14 @@ async function sql<T = Record<string, unknown>>(text: string, values: unknown[] 
   try { return (await client.query(text, values)).rows as T[]; } finally { await client.end(); }
 }
 
+/** Waits until the worker has recorded `n` attempts of the webhook's delivery (so its retry is scheduled). */
+async function recorded(hookId: string, n: number): Promise<void> {
+  await eventually(async () => {
+    const rows = await sql<{ attempts: number }>(`select attempts from webhook_deliveries where webhook_id = $1 and not test order by id desc limit 1`, [hookId]);
+    return (rows[0]?.attempts ?? 0) >= n;
+  }, 15_000, `attempt ${n} recorded`);
+}
+
 /** The receiver recipe exactly as the README documents it: its code block, loaded as a module. */
 async function readmeRecipe(header: string, rawBody: string, secret: string): Promise<boolean> {
   const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
@@ -215,6 +223,7 @@ describe('retries on the virtual clock', () => {
     const [event] = await emit({ companyId: s.company.id, type: 'document.delivered', data: { documentId: 'doc_9' } });
     await r.waitFor(1);
     for (let attempt = 2; attempt <= 8; attempt++) {
+      await recorded(s.hook.id, attempt - 1);
       // Not due on wall time: the next attempt waits 30 s to 12 h of business time.
       await new Promise((res) => setTimeout(res, attempt === 2 ? 1_500 : 200));
       expect(r.requests).toHaveLength(attempt - 1);
@@ -243,6 +252,7 @@ describe('retries on the virtual clock', () => {
     const [event] = await emit({ companyId: s.company.id, type: 'lifecycle.updated', data: { documentId: 'doc_3', previousStatus: 'received', currentStatus: 'approved' } });
     await r.waitFor(1);
     for (let attempt = 2; attempt <= 8; attempt++) {
+      await recorded(s.hook.id, attempt - 1);
       await api(t.baseUrl, 'POST', '/v1/sandbox/clock/advance', { key: s.apiKey, body: { companyId: s.company.id, by: '1d' } });
       await r.waitFor(attempt);
     }
