@@ -1,8 +1,8 @@
 /**
  * A small ISO Schematron → XSLT 3.0 compiler for the subset our packs use (see schematrons/README.md).
  *
- * Supported: sch:schema (queryBinding xslt2/xslt3), sch:ns, sch:let (schema, pattern, rule; @value or
- * content), sch:pattern (concrete), sch:rule (@context; abstract rules + sch:extends), sch:assert and
+ * Supported: sch:schema (queryBinding xslt2/xslt3), sch:ns, sch:let (schema, pattern, rule; @value),
+ * sch:pattern (concrete), sch:rule (@context; abstract rules + sch:extends), sch:assert and
  * sch:report (@id, @flag, @test, @diagnostics, @einv:bt), message content with text, sch:value-of,
  * sch:name, sch:emph/sch:dir/sch:span (text kept), sch:diagnostics/sch:diagnostic (the hint),
  * top-level xsl:key and xsl:function (copied through). Ignored: sch:title, sch:p, sch:phase.
@@ -11,8 +11,9 @@
  * The generated stylesheet walks the document ONCE (document node + every element, plus attributes
  * when some rule context can match an attribute) and applies ONE mode holding every rule; across
  * patterns xsl:next-match chains the matching rules so that the first matching rule of each
- * pattern fires (see the dispatch comment below). Each failed assert / successful report yields an XDM map; the principal
- * result is an array of those maps, serialized as JSON (see FINDING_FIELDS).
+ * pattern fires (see the dispatch comment below). Each failed assert / successful report yields an
+ * XDM map; the principal result is an array of those maps (CompiledFinding), which saxon-js returns
+ * as plain objects with destination 'raw' (or JSON with destination 'serialized').
  */
 import libxml from 'libxmljs2';
 import type { Element, Node } from 'libxmljs2';
