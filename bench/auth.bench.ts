@@ -6,12 +6,10 @@
  *
  *   node bench/auth.bench.ts [requests=2000] [concurrency=16]
  */
-import { mkdirSync, mkdtempSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { startBenchApp, runLoad, writeResults } from './support/bench-app.ts';
 
 const REQUESTS = Number(process.argv[2] ?? 2000);
 const CONCURRENCY = Number(process.argv[3] ?? 16);
@@ -25,52 +23,17 @@ let jwksFetches = 0;
 const jwksServer = createServer((_req, res) => { jwksFetches++; res.writeHead(200, { 'content-type': 'application/json' }).end(jwksBody); });
 await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
 
-process.env.PORT = '0';
-process.env.HOST = '127.0.0.1';
-process.env.MOL_LOG_LEVEL = 'warn';
-process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000000';
-// Measure authentication, not throttling.
-process.env.EINV_RATE_LIMITS = 'free=100000000';
-process.env.EINV_JWT_JWKS_URL = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
-process.env.EINV_JWT_ISSUER = ISSUER;
-process.env.EINV_JWT_AUDIENCE = AUDIENCE;
-
-const dataDir = mkdtempSync(join(tmpdir(), 'einv-bench-'));
-chmodSync(dataDir, 0o755);
-process.env.EINV_DATA_DIR = dataDir;
-process.env.EINV_EMBEDDED_PG_PORT = String(40000 + Math.floor(Math.random() * 20000));
-
-const { resolveDatabase } = await import('../services/shared/persistence/database-url.ts');
-const { createApp } = await import('../services/app.ts');
-const database = await resolveDatabase();
-const app = await createApp({ databaseUrl: database.url, migrate: true });
-const port = ((app.broker.getLocalService('gateway') as unknown as { server: Server }).server.address() as AddressInfo).port;
-const base = `http://127.0.0.1:${port}`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function run(name: string, count: number, once: () => Promise<Response>, expectStatus: number) {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < count) {
-      next++;
-      const t0 = performance.now();
-      const res = await once();
-      await res.arrayBuffer();
-      if (res.status !== expectStatus) throw new Error(`${name}: status ${res.status}`);
-      latencies.push(performance.now() - t0);
-    }
-  }));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const row = { name, requests: count, concurrency: CONCURRENCY, perSecond: Math.round(count / seconds), p50Ms: +percentile(latencies, 50).toFixed(2), p99Ms: +percentile(latencies, 99).toFixed(2) };
-  console.log(`${name.padEnd(40)} ${String(row.perSecond).padStart(6)} req/s   p50 ${row.p50Ms.toFixed(2)} ms   p99 ${row.p99Ms.toFixed(2)} ms   (${count} requests, ${CONCURRENCY} concurrent)`);
-  return row;
-}
+const bench = await startBenchApp({
+  env: {
+    // Measure authentication, not throttling.
+    EINV_RATE_LIMITS: 'free=100000000',
+    EINV_JWT_JWKS_URL: `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`,
+    EINV_JWT_ISSUER: ISSUER,
+    EINV_JWT_AUDIENCE: AUDIENCE,
+  },
+});
+const { base } = bench;
+const run = (name: string, count: number, once: () => Promise<Response>, status: number) => runLoad(name, count, CONCURRENCY, once, status);
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -98,11 +61,8 @@ try {
     await run('POST /oauth/token', Math.min(REQUESTS, 1000), () => post('/oauth/token', tokenBody), 200),
   ];
   console.log(`identity-provider JWKS fetched ${jwksFetches} time(s) for ${REQUESTS + 300} JWT requests`);
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/auth.json', JSON.stringify({ date: new Date().toISOString(), node: process.version, jwksFetches, rows }, null, 2));
+  writeResults('auth', { jwksFetches, rows });
 } finally {
-  await app.stop();
-  await database.stop();
+  await bench.stop();
   jwksServer.close();
-  rmSync(dataDir, { recursive: true, force: true });
 }

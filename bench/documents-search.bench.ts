@@ -6,34 +6,17 @@
  *
  *   node bench/documents-search.bench.ts [queries=200] [documents=10000]
  */
-import { mkdirSync, mkdtempSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, loadavg, cpus } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg, cpus } from 'node:os';
 import pg from 'pg';
+import { startBenchApp, percentile } from './support/bench-app.ts';
 
 const QUERIES = Number(process.argv[2] ?? 200);
 const DOCUMENTS = Number(process.argv[3] ?? 10_000);
 
-process.env.PORT = '0';
-process.env.HOST = '127.0.0.1';
-process.env.MOL_LOG_LEVEL = 'warn';
-process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000000';
-process.env.EINV_RATE_LIMITS = 'free=100000000';
-
-const dataDir = mkdtempSync(join(tmpdir(), 'einv-bench-'));
-chmodSync(dataDir, 0o755);
-process.env.EINV_DATA_DIR = dataDir;
-process.env.EINV_EMBEDDED_PG_PORT = String(40000 + Math.floor(Math.random() * 20000));
-
-const { resolveDatabase } = await import('../services/shared/persistence/database-url.ts');
-const { createApp } = await import('../services/app.ts');
+const bench = await startBenchApp({ env: { EINV_RATE_LIMITS: 'free=100000000' } });
+const { base } = bench;
 const { buildSearchSql } = await import('../services/documents/documents.service.ts');
-const database = await resolveDatabase();
-const app = await createApp({ databaseUrl: database.url, migrate: true });
-const port = ((app.broker.getLocalService('gateway') as unknown as { server: Server }).server.address() as AddressInfo).port;
-const base = `http://127.0.0.1:${port}`;
 
 const FILTERS = {
   type: { $in: ['invoice', 'credit-note'] },
@@ -65,14 +48,10 @@ async function seed(client: pg.Client, organizationId: string, companyId: string
   );
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 try {
   const boot = async () => (await (await fetch(`${base}/v1/sandbox/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { apiKey: string; organizationId: string; company: { id: string } };
   const [mine, other] = [await boot(), await boot()];
-  const client = new pg.Client({ connectionString: database.url });
+  const client = new pg.Client({ connectionString: bench.databaseUrl });
   await client.connect();
   const t0 = performance.now();
   await seed(client, mine.organizationId, mine.company.id, 'B', DOCUMENTS);
@@ -132,7 +111,5 @@ try {
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), filters: FILTERS, sort: SORT, ...row }, null, 2));
   console.log(`written ${file}`);
 } finally {
-  await app.stop();
-  await database.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }

@@ -9,11 +9,9 @@
  *
  *   node bench/webhooks.bench.ts [events=10000] [receivers=10] [rate=0 (burst)]
  */
-import { mkdirSync, mkdtempSync, chmodSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, loadavg, cpus } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg, cpus } from 'node:os';
+import { startBenchApp, percentile } from './support/bench-app.ts';
 
 const EVENTS = Number(process.argv[2] ?? 10_000);
 const RECEIVERS = Number(process.argv[3] ?? 10);
@@ -22,33 +20,16 @@ const PER_TX = 10;
 const WRITERS = 8;
 const DEADLINE_MS = 300_000;
 
-process.env.PORT = '0';
-process.env.HOST = '127.0.0.1';
-process.env.MOL_LOG_LEVEL = 'warn';
-process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000000';
 process.env.EINV_DB_POOL_MAX ??= '20';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'einv-bench-'));
-chmodSync(dataDir, 0o755);
-process.env.EINV_DATA_DIR = dataDir;
-process.env.EINV_EMBEDDED_PG_PORT = String(40000 + Math.floor(Math.random() * 20000));
-
-const { resolveDatabase } = await import('../services/shared/persistence/database-url.ts');
-const { createApp } = await import('../services/app.ts');
 const { call } = await import('../services/shared/call.ts');
 const { verifyWebhookSignature } = await import('../services/webhooks/signature.ts');
 const { startReceiver } = await import('../test/support/webhook-receiver.ts');
 const { EmitterService, touchCompany } = await import('../test/support/event-emitter.service.ts');
 
-const database = await resolveDatabase();
-const app = await createApp({ databaseUrl: database.url, migrate: true, extraServices: [EmitterService] });
-const port = ((app.broker.getLocalService('gateway') as unknown as { server: Server }).server.address() as AddressInfo).port;
-const base = `http://127.0.0.1:${port}`;
+const bench = await startBenchApp({ extraServices: [EmitterService] });
+const { app, base } = bench;
 const receivers = await Promise.all(Array.from({ length: RECEIVERS }, () => startReceiver()));
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 try {
   const tenants: Array<{ companyId: string; secret: string; receiver: (typeof receivers)[number] }> = [];
@@ -130,7 +111,5 @@ try {
   writeFileSync(`bench/results/webhooks${RATE > 0 ? '-paced' : ''}.json`, JSON.stringify({ date: new Date().toISOString(), node: process.version, rows: [row] }, null, 2));
 } finally {
   await Promise.all(receivers.map((r) => r.close()));
-  await app.stop();
-  await database.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
