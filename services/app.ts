@@ -5,6 +5,7 @@
  */
 import { ServiceBroker, type BrokerOptions, type ServiceSchema } from 'moleculer';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { setLogger as setCronLogger } from 'node-cron';
 import { brokerOptions } from '../moleculer.config.ts';
 import { ormConfig } from './shared/persistence/orm.config.ts';
 import { attachDatabase } from './shared/persistence/database.ts';
@@ -37,6 +38,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (options.migrate) await orm.migrator.up();
   }
   const broker = new ServiceBroker(brokerOptions(options.broker));
+  // node-cron logs through the broker's logger. A missed tick of a per-second poller is expected
+  // under load (the next tick catches up), so it is debug noise, not a warning.
+  const cronLog = broker.getLogger('cron');
+  setCronLogger({ info: (m) => cronLog.info(m), warn: (m) => cronLog.debug(m), error: (m, e) => cronLog.error(m, e), debug: (m) => cronLog.debug(m) });
   if (orm) attachDatabase(broker, orm);
   for (const [, entry] of selected) broker.createService(entry.schema);
   for (const schema of options.extraServices ?? []) broker.createService(schema);
