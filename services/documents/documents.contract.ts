@@ -6,6 +6,7 @@
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
 import type { DirectoryEntry, InboundDocument, Participant } from '../../adapters/sdk/index.ts';
+import type { TransitionRequest } from './lifecycle.ts';
 
 const SERVICE = 'documents';
 
@@ -253,18 +254,8 @@ export const getLifecycle = defineAction<{ id: string }, LifecycleView>(SERVICE,
   http: { method: 'GET', path: '/v1/documents/:id/lifecycle', access: 'documents.read', tag: 'Documents', summary: 'Lifecycle history (French codes 200–213) and the transitions your party may make next', response: lifecycleSchema },
 });
 
-export interface TransitionParams {
-  id: string;
-  status: string;
-  reason?: string;
-  reasonCode?: string;
-  remainingAmount?: number;
-  note?: string;
-  paymentDate?: string;
-  paymentReference?: string;
-  paymentAmount?: number;
-  paymentCurrency?: string;
-}
+/** The lifecycle POST body (defined by the pure state machine) plus the document id from the path. */
+export type TransitionParams = TransitionRequest & { id: string };
 
 export const postLifecycle = defineAction<TransitionParams, LifecycleView>(SERVICE, 'postLifecycle', {
   params: {
