@@ -18,7 +18,7 @@ import { call } from '../shared/call.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';
 import { companyClock, systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
-import { DomainError, isErrorCode, specCodeOf, type FieldIssue } from '../shared/errors.ts';
+import { DomainError, specCodeOf, rethrowAsDomainError, decodeBase64Field, type FieldIssue } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { encodeCursor, readPageRequest, type Page } from '../shared/pagination.ts';
 import { Company } from '../tenancy/company.entity.ts';
@@ -28,7 +28,7 @@ import { adapterContracts } from '../adapters/adapters.contract.ts';
 import { CONNECTOR_MANIFESTS } from '../adapters/registry.ts';
 import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
 import {
-  MappingError, jsonToCanonical, ublToCanonical, ciiToCanonical, ingestAuto, rawDeposit, detectFormat, parseRecipient,
+  jsonToCanonical, ublToCanonical, ciiToCanonical, ingestAuto, rawDeposit, detectFormat, parseRecipient,
   type CanonicalInvoice, type ParsedRecipient,
 } from '../../mappings/index.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
@@ -50,11 +50,8 @@ const BATCH_CONCURRENCY = 4;
 
 /** Errors of the pure layers become DomainErrors at this boundary (their fields survive NATS). */
 function asDomainError(err: unknown): never {
-  if (err instanceof MappingError) {
-    throw new DomainError(isErrorCode(err.code) ? err.code : 'INVALID_REQUEST', err.message, { details: err.details as FieldIssue[] });
-  }
   if (err instanceof SearchError) throw new DomainError('INVALID_REQUEST', err.message, { details: [{ field: err.field, rule: err.rule, message: err.message }] });
-  throw err;
+  return rethrowAsDomainError(err);
 }
 
 function pure<T>(fn: () => T): T {
@@ -68,12 +65,6 @@ function pure<T>(fn: () => T): T {
 const issue = (field: string, rule: string, message: string): FieldIssue => ({ field, rule, message });
 const missing = (field: string, message: string) => new DomainError('MISSING_FIELD', message, { details: [issue(field, 'required', message)] });
 
-function decodeBase64(content: string, field: string): Buffer {
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(content.replace(/\s+/g, ''))) {
-    throw new DomainError('INVALID_REQUEST', `${field} must be base64`, { details: [issue(field, 'base64', 'not base64')] });
-  }
-  return Buffer.from(content, 'base64');
-}
 
 function iso(d: Date | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
@@ -248,7 +239,7 @@ async function buildArtefact(ctx: Context, p: SendParams, country: string | unde
     case 'auto': {
       const content = p.file?.content;
       if (!content) throw missing('file.content', 'format=auto needs `file.content` (base64) or a raw body');
-      const bytes = decodeBase64(content, 'file.content');
+      const bytes = decodeBase64Field(content, 'file.content');
       const result = await call(ctx, validate, { format: 'auto', file: { content }, ...countryParam });
       if (!result.valid) throw validationFailed(result.findings);
       let deposit;
@@ -262,7 +253,7 @@ async function buildArtefact(ctx: Context, p: SendParams, country: string | unde
     }
     default: {
       // raw: stored as is, no routing, no structured validation
-      const bytes = p.file?.content ? decodeBase64(p.file.content, 'file.content') : undefined;
+      const bytes = p.file?.content ? decodeBase64Field(p.file.content, 'file.content') : undefined;
       if (!bytes || bytes.length === 0) throw missing('file.content', 'format=raw needs `file.content` (base64) or a raw body');
       const declared = p.file?.contentType ?? p.contentType;
       const deposit = pure(() => rawDeposit(bytes, declared));

@@ -88,3 +88,24 @@ export function isClientFault(err: unknown): boolean {
   const code = specCodeOf(err);
   return code !== undefined && !SERVER_SIDE_CODES.has(code);
 }
+
+/**
+ * At a service boundary, turns an error of a pure layer (mappings' MappingError, the validation
+ * engine's InvalidXmlInputError: spec code in `code`, field details at the top level) into a
+ * DomainError, whose fields survive NATS transit. Anything else is rethrown as it is.
+ */
+export function rethrowAsDomainError(err: unknown): never {
+  const e = err as { code?: unknown; details?: unknown; message?: unknown } | null;
+  if (err instanceof Error && !(err instanceof DomainError) && typeof e?.code === 'string' && Array.isArray(e.details)) {
+    throw new DomainError(isErrorCode(e.code) ? e.code : 'INVALID_REQUEST', err.message, { details: e.details as FieldIssue[] });
+  }
+  throw err;
+}
+
+/** Decodes a base64 (or base64url) request field, or throws a 400 naming the field. */
+export function decodeBase64Field(content: string, field: string): Buffer {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(content.replace(/\s+/g, ''))) {
+    throw new DomainError('INVALID_REQUEST', `${field} must be base64`, { details: [{ field, rule: 'base64', message: 'not base64' }] });
+  }
+  return Buffer.from(content, 'base64');
+}
