@@ -14,9 +14,10 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { validate, getRegistry, type ValidationFinding } from '../../services/validation/engine/index.ts';
 import type { Syntax } from '../../schematrons/packs.ts';
+import { corpusDir } from '../support/corpus.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CORPUS = resolve(REPO_ROOT, '../shared/corpus');
+export const CORPUS = corpusDir();
 
 /** VEFA configuration → our packs (+ whether the XSD runs). Add your pack ids here. */
 export const CONFIGURATIONS: Record<string, { syntax: Syntax; packs: string[]; xsd: boolean }> = {

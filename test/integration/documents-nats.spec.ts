@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
+import { corpusPath } from '../support/corpus.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_RATE_LIMITS = 'free=100000';
@@ -29,7 +30,7 @@ afterAll(async () => {
 
 it('sends a hybrid PDF across NATS and serves its representations byte for byte', async () => {
   const [a, b] = [await bootstrap(edge.baseUrl, { label: 'nats-a' }), await bootstrap(edge.baseUrl, { label: 'nats-b' })];
-  const pdf = readFileSync('../shared/corpus/mustangproject/validator/src/test/resources/validXRechnung.pdf');
+  const pdf = readFileSync(corpusPath('mustangproject/validator/src/test/resources/validXRechnung.pdf'));
   const sent = await api(edge.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: pdf.toString('base64') } } });
   expect(sent.status).toBe(201);
   const until = Date.now() + 15_000;

@@ -6,11 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { corpusDir } from '../support/corpus.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_DELIVERY_RETRY_MS = '20';
 process.env.EINV_RATE_LIMITS = 'free=100000';
-const CORPUS = '../shared/corpus';
+const CORPUS = corpusDir();
 const HYBRID_PDF = 'mustangproject/validator/src/test/resources/validXRechnung.pdf';
 
 let t: TestApp;

@@ -4,9 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { corpusDir } from '../support/corpus.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
-const CORPUS = '../shared/corpus';
+const CORPUS = corpusDir();
 const read = (path: string) => readFileSync(`${CORPUS}/${path}`, 'utf8');
 
 let t: TestApp;

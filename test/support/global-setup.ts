@@ -11,10 +11,13 @@ import { startEmbeddedPostgres, withDatabase } from '../../services/shared/persi
 import { createDatabaseIfMissing } from '../../services/shared/persistence/database-url.ts';
 import { ormConfig } from '../../services/shared/persistence/orm.config.ts';
 import { freePort, startNats, startRedis } from './servers.ts';
+import { CORPUS_MISSING, corpusAvailable } from './corpus.ts';
 
 const TEMPLATE = 'einv_test_template';
 
 export default async function globalSetup(): Promise<void> {
+  // Said once here; each suite that reads the corpus then fails with the same message.
+  if (!corpusAvailable()) console.warn(`\n${CORPUS_MISSING}\n`);
   const stops: Array<() => Promise<void>> = [];
   let serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {

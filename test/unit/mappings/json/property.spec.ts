@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { canonicalToUbl, jsonToCanonical, ublToCanonical } from '../../../../mappings/index.ts';
 import type { CanonicalInvoice } from '../../../../mappings/index.ts';
 import { validate } from '../../../../services/validation/engine/index.ts';
-import { xsdErrors } from '../support/corpus.ts';
+import { xsdErrors } from '../support/xsd.ts';
 
 const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 &<>'"é-]{0,20}[A-Za-z0-9]$/);
 const money = fc.tuple(fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 0, max: 99 })).map(([u, c]) => `${u}.${String(c).padStart(2, '0')}`);

@@ -1,6 +1,6 @@
 import { jsonToCanonical, canonicalToUbl, MappingError, FR_CTC_TEMPLATE, PEPPOL_BIS3_TEMPLATE } from '../../../../mappings/index.ts';
 import type { CanonicalInvoice, Template } from '../../../../mappings/index.ts';
-import { xsdErrors } from '../support/corpus.ts';
+import { xsdErrors } from '../support/xsd.ts';
 
 type Json = Record<string, unknown>;
 

@@ -9,12 +9,11 @@
  * 3. Selection: the pack runs for destination country FR only.
  */
 import { readFileSync } from 'node:fs';
-import { resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { validate, type ValidationFinding } from '../../../../services/validation/engine/index.ts';
+import { corpusPath } from '../../../support/corpus.ts';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const MUSTANG = resolve(REPO, '../shared/corpus/mustangproject');
+const MUSTANG = corpusPath('mustangproject');
 const oracle = JSON.parse(readFileSync(resolve(MUSTANG, 'oracle-br-fr-flux2-cii-1.4.0.json'), 'utf8')) as {
   results: { file: string; failedAsserts: Record<string, number> }[];
 };

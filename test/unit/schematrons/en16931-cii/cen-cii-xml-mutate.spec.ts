@@ -7,13 +7,12 @@
  * The VEFA runner does not read this format, so these 43 mutants are checked here.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import libxml from 'libxmljs2';
 import { validate } from '../../../../services/validation/engine/index.ts';
+import { corpusPath } from '../../../support/corpus.ts';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const DIR = resolve(REPO, '../shared/corpus/validator-configuration-xrechnung/src/test/cen-unit-test');
+const DIR = corpusPath('validator-configuration-xrechnung/src/test/cen-unit-test');
 
 interface Mutant { name: string; xml: string; valid: string[]; invalid: string[] }
 

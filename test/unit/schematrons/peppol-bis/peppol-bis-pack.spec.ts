@@ -4,12 +4,11 @@
  * its findings, and check-digit cases where our rules differ in method from the published ones.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { validate, getRegistry, type ValidationFinding } from '../../../../services/validation/engine/index.ts';
+import { corpusPath } from '../../../support/corpus.ts';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const PEPPOL = resolve(REPO, '../shared/corpus/peppol-bis-invoice-3');
+const PEPPOL = corpusPath('peppol-bis-invoice-3');
 const CUSTOMIZATION = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
 
 const peppolFindings = (xml: string | Buffer): ValidationFinding[] =>

@@ -6,13 +6,13 @@
  * Every element of a few real documents is repeated, filled with junk, or removed, one at a time.
  */
 import { readFileSync } from 'node:fs';
-import { resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import libxml from 'libxmljs2';
 import type { Element } from 'libxmljs2';
 import { validate } from '../../../../services/validation/engine/index.ts';
+import { corpusDir } from '../../../support/corpus.ts';
 
-const CORPUS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../../shared/corpus');
+const CORPUS = corpusDir();
 const FILES = [
   'peppol-bis-invoice-3/rules/examples/base-example.xml',
   'peppol-bis-invoice-3/rules/national-examples/GR/GR-base-example-correct.xml',

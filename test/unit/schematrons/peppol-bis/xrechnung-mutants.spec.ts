@@ -6,14 +6,13 @@
  * must give the same picture: 561 agree, and every disagreement concerns a rule 2025-Q4 changed.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import libxml from 'libxmljs2';
 import type { Element, Node } from 'libxmljs2';
 import { validate } from '../../../../services/validation/engine/index.ts';
+import { corpusPath } from '../../../support/corpus.ts';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const INSTANCES = resolve(REPO, '../shared/corpus/xrechnung-schematron/test/instances');
+const INSTANCES = corpusPath('xrechnung-schematron/test/instances');
 
 /** Rules whose semantics (or existence, for the new ids and the new CII rules) changed in Peppol 2025-Q4. */
 const CHANGED_IN_2025_Q4 = new Set([

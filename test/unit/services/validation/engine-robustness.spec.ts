@@ -5,12 +5,13 @@
  */
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import libxml from 'libxmljs2';
 import type { Element } from 'libxmljs2';
 import { validate, InvalidXmlInputError } from '../../../../services/validation/engine/index.ts';
+import { corpusDir } from '../../../support/corpus.ts';
 
-const CORPUS = resolve(import.meta.dirname, '../../../../../shared/corpus');
+const CORPUS = corpusDir();
 const BASE = readFileSync(join(CORPUS, 'peppol-bis-invoice-3/rules/examples/base-example.xml'), 'utf8');
 const elementCount = libxml.parseXml(BASE).find('//*').length;
 

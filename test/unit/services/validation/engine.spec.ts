@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { validate, InvalidXmlInputError, getRegistry } from '../../../../services/validation/engine/index.ts';
 import { validateXsd } from '../../../../services/validation/engine/xsd.ts';
 import { parseInput } from '../../../../services/validation/engine/xml-input.ts';
+import { corpusDir } from '../../../support/corpus.ts';
 
-const CORPUS = resolve(import.meta.dirname, '../../../../../shared/corpus');
+const CORPUS = corpusDir();
 const read = (p: string): Buffer => readFileSync(join(CORPUS, p));
 
 function invalidInput(fn: () => unknown): InvalidXmlInputError {
