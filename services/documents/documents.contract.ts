@@ -11,6 +11,8 @@ import type { TransitionRequest } from './lifecycle.ts';
 const SERVICE = 'documents';
 
 export const DOCUMENT_TYPES = ['invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt', 'event'] as const;
+/** API statuses a document can have: the spec's lifecycle names plus `sent` / `received` before any buyer move and `stored` for raw deposits. */
+export const DOCUMENT_STATUSES = ['draft', 'sent', 'received', 'stored', 'under_review', 'approved', 'partially_paid', 'paid', 'disputed', 'rejected'] as const;
 export const SEND_FORMATS = ['json', 'ubl-xml', 'cii-xml', 'auto', 'raw'] as const;
 export const DOCUMENT_ACTIONS = ['link', 'add-note', 'mark-read', 'mark-unread', 'archive', 'unarchive'] as const;
 
@@ -73,7 +75,7 @@ export const documentSchema = {
     documentSubtype: nullable('string'),
     direction: { type: 'string', enum: ['outgoing', 'incoming'] },
     format: { type: 'string', enum: [...SEND_FORMATS] },
-    status: { type: 'string', description: 'API lifecycle status: sent, received, under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits' },
+    status: { type: 'string', enum: [...DOCUMENT_STATUSES], description: 'API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits' },
     lifecycleCode: { ...nullable('string'), description: 'Current French lifecycle code (200–213)' },
     deliveryStatus: { type: 'string', enum: ['pending', 'delivered', 'failed', 'stored', 'received'] },
     companyId: { type: 'string' },
@@ -167,7 +169,7 @@ export const list = defineAction<ListParams, Page<DocumentView>>(SERVICE, 'list'
     ...STRICT_REMOVE, ...PAGE_PARAMS,
     companyId: { type: 'string', optional: true, max: 64 },
     type: { type: 'enum', optional: true, values: [...DOCUMENT_TYPES] },
-    status: { type: 'string', optional: true, max: 32 },
+    status: { type: 'enum', optional: true, values: [...DOCUMENT_STATUSES] },
     direction: { type: 'enum', optional: true, values: ['outgoing', 'incoming'] },
     from: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/, messages: { stringPattern: "The 'from' field must be a date YYYY-MM-DD." } },
     to: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/, messages: { stringPattern: "The 'to' field must be a date YYYY-MM-DD." } },

@@ -69,6 +69,14 @@ describe('list', () => {
     expectEnvelope(await api(t.baseUrl, 'GET', '/v1/documents?from=yesterday', { key: a.apiKey }), 400, 'INVALID_REQUEST');
   });
 
+  it('400 INVALID_ENUM for a status, type or direction filter outside its values, instead of an empty list', async () => {
+    for (const query of ['status=bogus', 'type=invoices', 'direction=sideways']) {
+      const res = await api(t.baseUrl, 'GET', `/v1/documents?${query}`, { key: a.apiKey });
+      expectEnvelope(res, 400, 'INVALID_ENUM');
+      expect(res.body.error.details[0].field).toBe(query.split('=')[0]);
+    }
+  });
+
   it('pages newest first with a cursor, no row twice; a negative cursor is the first page', async () => {
     const seen: Array<{ id: string; number: string }> = [];
     let cursor: string | null = null;
