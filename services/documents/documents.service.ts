@@ -66,6 +66,12 @@ const issue = (field: string, rule: string, message: string): FieldIssue => ({ f
 const missing = (field: string, message: string) => new DomainError('MISSING_FIELD', message, { details: [issue(field, 'required', message)] });
 
 
+/** BT-109, the total without VAT, from the normalised document (null for documents without one). */
+function netTotalOf(doc: Document): number | null {
+  const net = (doc.normalized as { totals?: { taxExclusive?: unknown } } | null | undefined)?.totals?.taxExclusive;
+  return net === undefined || net === null || Number.isNaN(Number(net)) ? null : Number(net);
+}
+
 function iso(d: Date | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
 }
@@ -745,7 +751,7 @@ const DocumentsService: ServiceSchema = {
         if (!BILLING_TYPES.has(doc.type) || doc.lifecycle.length === 0) throw invalidTransition(doc, `A ${doc.type} sent as ${doc.format} has no French lifecycle`);
         const party = partyOf(doc);
         const total = doc.totalAmount === null || doc.totalAmount === undefined ? null : Number(doc.totalAmount);
-        const res = resolveTransition(ctx.params, party, total);
+        const res = resolveTransition(ctx.params, party, total, netTotalOf(doc));
         if (!res.ok) {
           const code = res.rule === 'required' ? 'MISSING_FIELD' : 'INVALID_REQUEST';
           if (res.rule === 'party') throw invalidTransition(doc, res.message);

@@ -9,6 +9,7 @@
  * So 200 → 212, 200 → 210 and 200 → 213 are legal, 204 → 211 too, but 204 → 209 is not (209
  * only lifts a suspension, 208), and a suspended invoice (208) only moves to 209.
  */
+import { Decimal } from 'decimal.js';
 
 export type Party = 'buyer' | 'supplier';
 export type Emitter = 'seller_platform' | 'buyer_platform' | 'buyer' | 'supplier' | 'platform';
@@ -103,8 +104,28 @@ export type Resolution =
 
 const money = (n: number) => n.toFixed(2);
 
-/** Chooses the French code a lifecycle POST asks for, by the caller's party, and checks its required fields. */
-export function resolveTransition(req: TransitionRequest, party: Party, total: number | null): Resolution {
+/**
+ * The four amount blocks of a partial approval (206). `remainingAmount` is what the buyer does not
+ * approve, on the basis of the document total (with VAT): MNATTC, and MAPTTC the rest. The amounts
+ * without VAT (MNA, MAP) split the net total in the same proportion, so MAP + MNA is the net total.
+ */
+function partialApprovalAmounts(remainingAmount: number, total: number | null, netTotal: number | null): Record<string, string> {
+  const notApproved = new Decimal(remainingAmount);
+  const amounts: Record<string, string> = { MNATTC: notApproved.toFixed(2) };
+  if (total === null) return amounts;
+  amounts.MAPTTC = Decimal.max(0, new Decimal(total).minus(notApproved)).toFixed(2);
+  if (netTotal === null || total === 0) return amounts;
+  const notApprovedNet = Decimal.min(netTotal, notApproved.times(netTotal).dividedBy(total)).toDecimalPlaces(2);
+  amounts.MNA = notApprovedNet.toFixed(2);
+  amounts.MAP = Decimal.max(0, new Decimal(netTotal).minus(notApprovedNet)).toFixed(2);
+  return amounts;
+}
+
+/**
+ * Chooses the French code a lifecycle POST asks for, by the caller's party, and checks its required fields.
+ * `total` is the document's total with VAT (BT-112), `netTotal` its total without VAT (BT-109).
+ */
+export function resolveTransition(req: TransitionRequest, party: Party, total: number | null, netTotal: number | null = null): Resolution {
   const missing = (field: string, why: string): Resolution => ({ ok: false, kind: 'invalid', field, rule: 'required', message: `${field} is required ${why}` });
   switch (req.status) {
     case 'under_review':
@@ -113,9 +134,7 @@ export function resolveTransition(req: TransitionRequest, party: Party, total: n
       if (req.remainingAmount === undefined) return { ok: true, code: '205', partial: false, amounts: {} };
       // remainingAmount selects 206 (partially approved) over 205; a reason is required.
       if (!req.note && !req.reason) return missing('note', 'for a partial approval (206)');
-      const amounts: Record<string, string> = { MNA: money(req.remainingAmount) };
-      if (total !== null) amounts.MAP = money(Math.max(0, total - req.remainingAmount));
-      return { ok: true, code: '206', partial: false, amounts };
+      return { ok: true, code: '206', partial: false, amounts: partialApprovalAmounts(req.remainingAmount, total, netTotal) };
     }
     case 'disputed':
       if (!req.reason) return missing('reason', req.reasonCode === 'suspended' ? 'to suspend (208)' : 'to dispute (207)');

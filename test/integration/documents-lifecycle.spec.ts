@@ -145,9 +145,10 @@ it('refusal: 210 needs reasonCode and reason, and is terminal for both parties',
 
 it('partial approval (206 selected by remainingAmount) and repeated partial collections (212)', async () => {
   const { out, inc } = await exchange();
-  const partial = await move(buyerOrg.apiKey, inc, { status: 'approved', remainingAmount: 42, note: 'One hour disputed' });
+  // 242.00 with VAT (200.00 net + 21 %); 60.50 with VAT (50.00 net) not approved.
+  const partial = await move(buyerOrg.apiKey, inc, { status: 'approved', remainingAmount: 60.5, note: 'Half an hour disputed' });
   expect(partial.body).toMatchObject({ currentCode: '206', status: 'approved' });
-  expect(partial.body.history.at(-1)).toMatchObject({ code: '206', note: 'One hour disputed', amounts: { MNA: '42.00', MAP: '200.00' } });
+  expect(partial.body.history.at(-1)).toMatchObject({ code: '206', note: 'Half an hour disputed', amounts: { MAP: '150.00', MAPTTC: '181.50', MNA: '50.00', MNATTC: '60.50' } });
 
   const first = await move(supplier.apiKey, out, { status: 'partially_paid', paymentDate: '2026-04-05', paymentAmount: 100, paymentCurrency: 'EUR', remainingAmount: 100 });
   expect(first.body).toMatchObject({ currentCode: '212', status: 'partially_paid', allowedTransitions: [{ code: '212' }] });

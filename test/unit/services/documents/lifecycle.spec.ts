@@ -124,8 +124,12 @@ describe('the lifecycle POST picks a code', () => {
     expect(resolveTransition(req, party, 242)).toEqual(expected);
   });
 
-  it('computes the amount blocks (206: MAP and MNA; 211: MPA, RAP; 212: MEN)', () => {
-    expect(resolveTransition({ status: 'approved', remainingAmount: 42, note: 'x' }, 'buyer', 242)).toMatchObject({ amounts: { MNA: '42.00', MAP: '200.00' } });
+  it('computes the amount blocks (206: MAP, MAPTTC, MNA, MNATTC; 211: MPA, RAP; 212: MEN)', () => {
+    // 242.00 with VAT = 200.00 net + 21 % VAT; 60.50 with VAT not approved = 50.00 net.
+    expect(resolveTransition({ status: 'approved', remainingAmount: 60.5, note: 'x' }, 'buyer', 242, 200)).toEqual({ ok: true, code: '206', partial: false, amounts: { MNATTC: '60.50', MAPTTC: '181.50', MNA: '50.00', MAP: '150.00' } });
+    // Without a known net total only the amounts with VAT can be stated; without any total, only what is not approved.
+    expect(resolveTransition({ status: 'approved', remainingAmount: 42, note: 'x' }, 'buyer', 242)).toMatchObject({ amounts: { MNATTC: '42.00', MAPTTC: '200.00' } });
+    expect(resolveTransition({ status: 'approved', remainingAmount: 42, note: 'x' }, 'buyer', null)).toMatchObject({ amounts: { MNATTC: '42.00' } });
     expect(resolveTransition({ status: 'paid', paymentDate: '2026-01-01', paymentReference: 'r', paymentAmount: 100, remainingAmount: 142 }, 'buyer', 242)).toMatchObject({ amounts: { MPA: '100.00', RAP: '142.00' } });
     expect(resolveTransition({ status: 'paid', paymentDate: '2026-01-01', paymentAmount: 242, paymentCurrency: 'EUR' }, 'supplier', 242)).toMatchObject({ amounts: { MEN: '242.00' } });
   });
