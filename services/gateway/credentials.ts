@@ -126,12 +126,12 @@ export class TokenVerifier {
     }
   }
 
-  /** Verifies signature, issuer, audience and expiry; throws the spec's 401s (or 5xx when the provider is unreachable). */
   /** The `iss` of a verified token when it is an external provider's, undefined for the built-in issuer. */
   externalIssuerOf(payload: JWTPayload): string | undefined {
     return payload.iss === this.config.builtInIssuer ? undefined : payload.iss;
   }
 
+  /** Verifies signature, issuer, audience and expiry; throws the spec's 401s (or 5xx when the provider is unreachable). */
   async verify(token: string): Promise<JWTPayload> {
     let unverified: JWTPayload;
     try {
@@ -198,12 +198,16 @@ export async function resolveBearerToken(ctx: Context, token: string, headers: I
   const verifier = verifierOf(ctx.broker);
   const payload = await verifier.verify(token);
   const externalIssuer = verifier.externalIssuerOf(payload);
+  // The built-in issuer mints machine tokens only (POST /oauth/token): a user token bearing its
+  // signature was not issued by us, and `_permissions` is honoured from the external provider only.
+  if (!externalIssuer && !isMachineToken(payload)) throw new DomainError('INVALID_TOKEN', 'The built-in issuer issues machine tokens only');
   const selection = selectOrganization(payload, organizationHeader(headers));
   const companyHeader = headers['x-service-company'];
   const params: ResolveTokenParams = {
     kind: selection.kind,
     subject: payload.sub!,
     ...(externalIssuer ? { externalIssuer } : {}),
+    ...(typeof payload.jti === 'string' && payload.jti ? { tokenId: payload.jti.slice(0, 128) } : {}),
     organizationId: selection.organizationId,
     organizationIds: selection.organizationIds,
     ...(typeof payload.email === 'string' ? { email: payload.email } : {}),

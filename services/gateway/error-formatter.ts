@@ -55,6 +55,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   ROUTE_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'No such endpoint' },
   METHOD_NOT_ALLOWED: { status: 405, type: 'invalid_request_error', description: 'The endpoint does not accept this method' },
   COMPANY_EXISTS: { status: 409, type: 'conflict_error', description: 'VAT already registered by the organization' },
+  LIMIT_EXCEEDED: { status: 409, type: 'conflict_error', description: 'The organization already holds the most live credentials of this kind (API keys, integrations) its configuration allows; revoke one first' },
   DUPLICATE_DOCUMENT: { status: 409, type: 'conflict_error', description: 'Invoice number already sent by this seller; payload carries existingId' },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, type: 'conflict_error', description: 'Same Idempotency-Key still processing' },
   IDEMPOTENCY_BODY_MISMATCH: { status: 409, type: 'conflict_error', description: 'Same Idempotency-Key, different body' },

@@ -21,6 +21,7 @@ import { compileChecker, rawDepositParams, requestParams, type ParamsChecker } f
 import { buildOpenApi } from './openapi.ts';
 import { HTTP_CONTRACTS } from './routes.ts';
 import { IpLimiter } from './ip-limiter.ts';
+import { AuthFailureThrottle, clientKey, ipKey, isAuthFailure } from './auth-failures.ts';
 import { GatewayGuarantees, type GuardedRequest } from './guarantees.ts';
 import { exhaustRateLimit } from './rate-limit.contract.ts';
 import { openapi, errorCatalogue } from './gateway.contract.ts';
@@ -67,6 +68,12 @@ function clientIp(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
+/** What a client authentication's failures count against: the address, and the client id it names. */
+function clientAuthenticationKeys(req: Req): string[] {
+  const clientId = req.$params?.client_id;
+  return typeof clientId === 'string' && clientId ? [ipKey(clientIp(req)), clientKey(clientId)] : [ipKey(clientIp(req))];
+}
+
 function aliasesFor(contracts: readonly ActionContract<unknown, unknown>[]): Record<string, GatewayAlias> {
   const aliases: Record<string, GatewayAlias> = {};
   for (const contract of contracts) {
@@ -80,6 +87,8 @@ interface GatewayVars {
   openapiDocument: Record<string, unknown>;
   /** Per gateway instance: the public, per-IP limit of sandbox bootstrap. */
   ipLimiter: IpLimiter;
+  /** Failed authentications per client IP and client id (services/gateway/auth-failures.ts). */
+  authFailures: AuthFailureThrottle;
   /** Rate limits, quotas, idempotency and the request log (services/gateway/guarantees.ts). */
   guarantees: GatewayGuarantees;
 }
@@ -142,8 +151,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         },
       },
     ],
-    onError(this: { logger: Context['broker']['logger']; guarantees: GatewayGuarantees }, req: Req, res: ServerResponse, err: unknown) {
+    onError(this: { logger: Context['broker']['logger']; guarantees: GatewayGuarantees; authFailures: AuthFailureThrottle }, req: Req, res: ServerResponse, err: unknown) {
       const requestId = requestIdOf(req, res);
+      // A wrong client secret counts against the address and the client id; the next attempt is checked (authorize).
+      if (req.$alias?.binding.clientAuthentication && isAuthFailure(err)) void this.authFailures.fail(clientAuthenticationKeys(req), err);
       // An Idempotency-Key seen before: the stored response, not an error.
       if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) return;
       const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId, req.$limitHeaders) : formatError(err, requestId, config.docsUrl, req.$limitHeaders);
@@ -168,6 +179,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   created() {
     this.openapiDocument = buildOpenApi((this.settings.httpContracts as readonly ActionContract<unknown, unknown>[] | undefined) ?? HTTP_CONTRACTS, config.publicUrl);
     this.ipLimiter = new IpLimiter(config.bootstrapPerIpPerHour, 3_600_000);
+    this.authFailures = new AuthFailureThrottle(config.credentials, config.redisUrl, this.logger);
     this.guarantees = new GatewayGuarantees(this.broker, config);
     // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
     // client pool) never reuses a socket we are closing at that very moment (ECONNRESET).
@@ -180,6 +192,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
   async stopped() {
     await this.guarantees.stop();
+    await this.authFailures.close();
   },
 
   methods: {
@@ -197,11 +210,16 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       if (!match) throw new DomainError('INVALID_TOKEN', 'The Authorization header must be "Bearer <API key or token>"');
       const token = match[1]!;
       let principal: Principal;
-      if (token.startsWith('svc_')) {
-        const companyHeader = req.headers['x-service-company'];
-        principal = await call(ctx, authenticateKey, { key: token, ...(typeof companyHeader === 'string' && companyHeader ? { companyHeader } : {}) });
-      } else {
-        principal = await resolveBearerToken(ctx, token, req.headers);
+      try {
+        if (token.startsWith('svc_')) {
+          const companyHeader = req.headers['x-service-company'];
+          principal = await call(ctx, authenticateKey, { key: token, ...(typeof companyHeader === 'string' && companyHeader ? { companyHeader } : {}) });
+        } else {
+          principal = await resolveBearerToken(ctx, token, req.headers);
+        }
+      } catch (err) {
+        // Guessing keys or tokens from one address ends in 429s: past the limit, no verdict on the guess.
+        throw isAuthFailure(err) ? await this.authFailures.fail([ipKey(clientIp(req))], err) : err;
       }
       (ctx.meta as RequestMeta).auth = principal;
       return null;
@@ -235,6 +253,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         : requestParams(alias.method, req.query ?? {}, req.body, pathParams);
       alias.check(params);
       req.$params = params;
+      if (binding.clientAuthentication) await this.authFailures.check(clientAuthenticationKeys(req));
       await this.guarantees.afterValidation(ctx, req as unknown as GuardedRequest, _res, binding);
     },
   },

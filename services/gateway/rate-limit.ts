@@ -171,3 +171,132 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   };
 }
 
+
+// ---------- failed authentications ----------
+
+export interface FailureCount {
+  /** Failures of the key within the window (this one included, for `record`). */
+  count: number;
+  /** Milliseconds until the oldest counted failure leaves the window. */
+  resetMs: number;
+}
+
+/**
+ * Failed authentications per key (a client IP, a client id), in a sliding window of the caller's
+ * length: `record` counts one, `peek` only reads. Same two stores as the rate limits.
+ */
+export interface FailureStore {
+  readonly kind: 'redis' | 'memory';
+  peek(key: string, windowMs: number): Promise<FailureCount>;
+  record(key: string, windowMs: number): Promise<FailureCount>;
+  close(): Promise<void>;
+}
+
+/** Keys keep at most this many instants: enough to refuse, bounded whatever an attacker sends. */
+const FAILURES_KEPT = 10_000;
+
+export class MemoryFailureStore implements FailureStore {
+  readonly kind = 'memory' as const;
+  private readonly failures = new Map<string, number[]>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly clock: () => number;
+  private longestWindowMs = 0;
+
+  constructor(clock: () => number = Date.now) {
+    this.clock = clock;
+    this.sweeper = setInterval(() => this.sweep(), WINDOW_MS);
+    this.sweeper.unref();
+  }
+
+  private window(key: string, windowMs: number): { hits: number[]; now: number } {
+    const now = this.clock();
+    this.longestWindowMs = Math.max(this.longestWindowMs, windowMs);
+    const hits = this.failures.get(key) ?? [];
+    let expired = 0;
+    while (expired < hits.length && hits[expired]! <= now - windowMs) expired++;
+    if (expired) hits.splice(0, expired);
+    return { hits, now };
+  }
+
+  async peek(key: string, windowMs: number): Promise<FailureCount> {
+    const { hits, now } = this.window(key, windowMs);
+    return { count: hits.length, resetMs: hits.length ? hits[0]! + windowMs - now : 0 };
+  }
+
+  async record(key: string, windowMs: number): Promise<FailureCount> {
+    const { hits, now } = this.window(key, windowMs);
+    hits.push(now);
+    if (hits.length > FAILURES_KEPT) hits.splice(0, hits.length - FAILURES_KEPT);
+    this.failures.set(key, hits);
+    return { count: hits.length, resetMs: hits[0]! + windowMs - now };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+  }
+
+  private sweep(): void {
+    const now = this.clock();
+    for (const [key, hits] of this.failures) if (!hits.length || hits.at(-1)! <= now - this.longestWindowMs) this.failures.delete(key);
+  }
+}
+
+/** KEYS[1]: the key's window. ARGV: window ms, record (1) or peek (0), member suffix, kept. Returns {count, resetMs}. */
+const FAILURES_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if ARGV[2] == '1' then
+  redis.call('ZADD', KEYS[1], now, now .. '-' .. ARGV[3])
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[4]) + 1))
+  redis.call('PEXPIRE', KEYS[1], window)
+end
+local count = redis.call('ZCARD', KEYS[1])
+local reset = 0
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return {count, reset}
+`;
+
+type FailuresRedis = Redis & {
+  einvFailures(key: string, windowMs: number, record: '0' | '1', member: string, kept: number): Promise<[number, number]>;
+};
+
+export class RedisFailureStore implements FailureStore {
+  readonly kind = 'redis' as const;
+  private readonly redis: FailuresRedis;
+  private counter = 0;
+  private readonly instance = randomBytes(6).toString('hex');
+  private readonly prefix: string;
+
+  constructor(url: string, prefix = 'einv:authfail:') {
+    this.prefix = prefix;
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 1000, enableOfflineQueue: true, lazyConnect: false });
+    redis.defineCommand('einvFailures', { numberOfKeys: 1, lua: FAILURES_LUA });
+    redis.on('error', () => { /* reported through the failing commands */ });
+    this.redis = redis as FailuresRedis;
+  }
+
+  private async run(key: string, windowMs: number, record: '0' | '1'): Promise<FailureCount> {
+    const member = `${this.instance}-${(this.counter = (this.counter + 1) % 1e9)}`;
+    const [count, resetMs] = await this.redis.einvFailures(`${this.prefix}${key}`, windowMs, record, member, FAILURES_KEPT);
+    return { count, resetMs };
+  }
+
+  peek(key: string, windowMs: number): Promise<FailureCount> {
+    return this.run(key, windowMs, '0');
+  }
+
+  record(key: string, windowMs: number): Promise<FailureCount> {
+    return this.run(key, windowMs, '1');
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+export function createFailureStore(redisUrl: string | undefined): FailureStore {
+  return redisUrl ? new RedisFailureStore(redisUrl) : new MemoryFailureStore();
+}

@@ -74,7 +74,7 @@ export const issueToken = defineAction<TokenParams, TokenResult>(SERVICE, 'issue
     audience: { type: 'string', min: 1, max: 500 },
   },
   http: {
-    method: 'POST', path: '/oauth/token', access: 'public', tag: 'OAuth', errorFormat: 'oauth',
+    method: 'POST', path: '/oauth/token', access: 'public', tag: 'OAuth', errorFormat: 'oauth', clientAuthentication: true,
     summary: 'OAuth 2.0 client credentials: exchange an integration\'s client id and secret for a 24-hour machine token (errors as RFC 6749: invalid_client, access_denied for a wrong audience…)',
     response: {
       type: 'object',
@@ -221,6 +221,8 @@ export interface ResolveTokenParams {
   subject: string;
   /** The token's `iss` when it is an external identity provider's; absent for the built-in issuer. */
   externalIssuer?: string;
+  /** The token's `jti`: a built-in machine token is honoured only if the issuer recorded it. */
+  tokenId?: string;
   email?: string;
   /** The organization selected by the gateway (claim or header). */
   organizationId: string;
@@ -228,12 +230,16 @@ export interface ResolveTokenParams {
   organizationIds: string[];
   companyHeader?: string;
 }
-/** Checks the selected organization against the database (existence; membership for machines) and builds the Principal. */
+/**
+ * Checks the selected organization against the database (existence; membership for machines; for
+ * the built-in issuer's tokens, that it issued this one) and builds the Principal.
+ */
 export const resolveToken = defineAction<ResolveTokenParams, Principal>(SERVICE, 'resolveToken', {
   params: {
     kind: { type: 'enum', values: ['user', 'machine'] },
     subject: { type: 'string', min: 1, max: 512 },
     externalIssuer: { type: 'string', optional: true, max: 512 },
+    tokenId: { type: 'string', optional: true, max: 128 },
     email: { type: 'string', optional: true, max: 320 },
     organizationId: { type: 'string', min: 1, max: 128 },
     organizationIds: { type: 'array', items: 'string', max: 1000 },

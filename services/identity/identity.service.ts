@@ -6,7 +6,8 @@ import { DomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
-import { principalOf, type Principal } from '../shared/auth.ts';
+import { hasScope, principalOf, type Principal } from '../shared/auth.ts';
+import { databaseOf } from '../shared/persistence/database.ts';
 import { SCOPES, implement as action, type Scope } from '../shared/contract.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { Organization } from '../tenancy/organization.entity.ts';
@@ -14,23 +15,36 @@ import { Company } from '../tenancy/company.entity.ts';
 import { TechnicalAccount } from './technical-account.entity.ts';
 import { Membership, type MembershipRole } from './membership.entity.ts';
 import { Integration } from './integration.entity.ts';
+import { IssuedToken } from './issued-token.entity.ts';
 import { newClientId, newClientSecret, secretMatches } from './client-secrets.ts';
-import { privateKeyOf, publishedKeys, rotate, signingKey, type KeyPolicy } from './signing-keys.ts';
+import { privateKeyOf, publishedKeys, rotate, sealPlaintextKeys, signingKey, type KeyPolicy } from './signing-keys.ts';
+import { resolveKeySecret } from './key-secret.ts';
 import * as contract from './identity.contract.ts';
 import type { IntegrationView, TechnicalAccountView } from './identity.contract.ts';
 
 const config = loadConfig();
-const keyPolicy: KeyPolicy = {
-  clockToleranceSeconds: config.jwt.clockToleranceSeconds,
-  maxAgeDays: config.jwt.signingKeyMaxAgeDays,
-  secret: config.jwt.signingKeySecret,
-};
+
+/** Serialises integration creations per organization, so the cap on live integrations holds under concurrency. */
+const INTEGRATIONS_LOCK = 'select pg_advisory_xact_lock(hashtext(\'einv.identity.integrations\'), hashtext(?))';
 
 /** What a role may do: `admin` everything, `member` everything but `platform` (keys, integrations, settings). */
 const ROLE_SCOPES: Record<MembershipRole, Scope[]> = {
   admin: ['*'],
   member: SCOPES.filter((s) => s !== '*' && s !== 'platform'),
 };
+
+/**
+ * A credential never grants more than it holds: the role's scopes must all be the caller's (so
+ * `admin`, i.e. `*`, only from a `*` caller). A token of the integration then resolves to that role.
+ */
+function assertGrantable(auth: Principal, role: MembershipRole): void {
+  const beyond = ROLE_SCOPES[role].filter((s) => !hasScope(auth.scopes, s));
+  if (beyond.length) {
+    throw new DomainError('INSUFFICIENT_SCOPE', `The role '${role}' grants scopes the caller does not hold: ${beyond.join(', ')}`, {
+      details: [{ field: 'role', rule: 'subset', message: `Role '${role}' exceeds the calling credential's scopes` }],
+    });
+  }
+}
 
 const noAccess = (organizationId: string) =>
   new DomainError('ORGANIZATION_FORBIDDEN', `Token does not grant access to organization '${organizationId}'. Available: none.`);
@@ -67,7 +81,8 @@ const IdentityService: ServiceSchema = {
   mixins: [OrmMixin],
 
   actions: {
-    issueToken: action(contract.issueToken, async (ctx) => {
+    issueToken: action(contract.issueToken, async function (this: IdentityThis, ctx) {
+      const keyPolicy = this.keyPolicy;
       const p = ctx.params;
       if (p.grant_type !== 'client_credentials') {
         throw new DomainError('UNSUPPORTED_GRANT_TYPE', `grant_type '${p.grant_type}' is not supported; use client_credentials`);
@@ -85,6 +100,11 @@ const IdentityService: ServiceSchema = {
       const now = systemClock.now();
       const key = await signingKey(em, now, keyPolicy);
       const iat = Math.floor(now.getTime() / 1000);
+      const jti = randomUUID();
+      // Only what is recorded here is honoured (resolveToken): a signature alone does not make a token ours.
+      await em.nativeDelete(IssuedToken, { expiresAt: { $lt: now } });
+      em.create(IssuedToken, { jti, technicalAccountId: row.technicalAccount.id, expiresAt: new Date((iat + contract.MACHINE_TOKEN_SECONDS) * 1000) });
+      await em.flush();
       const token = await new SignJWT({ _permissions: {}, gty: 'client-credentials', azp: row.clientId, livemode: row.livemode })
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
         .setIssuer(config.jwt.builtInIssuer)
@@ -92,7 +112,7 @@ const IdentityService: ServiceSchema = {
         .setSubject(row.technicalAccount.id)
         .setIssuedAt(iat)
         .setExpirationTime(iat + contract.MACHINE_TOKEN_SECONDS)
-        .setJti(randomUUID())
+        .setJti(jti)
         .sign(await privateKeyOf(key, keyPolicy.secret));
       (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
       return { access_token: token, token_type: 'Bearer' as const, expires_in: contract.MACHINE_TOKEN_SECONDS };
@@ -103,16 +123,24 @@ const IdentityService: ServiceSchema = {
       return { keys: (await publishedKeys(emOf(ctx), systemClock.now())) as Array<Record<string, unknown>> };
     }),
 
-    rotateSigningKey: action(contract.rotateSigningKey, async (ctx) => {
-      const { key, retiring } = await rotate(emOf(ctx), systemClock.now(), keyPolicy);
+    rotateSigningKey: action(contract.rotateSigningKey, async function (this: IdentityThis, ctx) {
+      const { key, retiring } = await rotate(emOf(ctx), systemClock.now(), this.keyPolicy);
       return { kid: key.kid, retiring: retiring.map((k) => ({ kid: k.kid, retireAt: k.retireAt!.toISOString() })) };
     }),
 
     createIntegration: action(contract.createIntegration, async (ctx) => {
       const auth = principalOf(ctx);
       const role = ctx.params.role ?? 'admin';
+      assertGrantable(auth, role);
       const secret = newClientSecret();
       const row = await emOf(ctx).transactional(async (em) => {
+        await em.execute(INTEGRATIONS_LOCK, [auth.organizationId]);
+        const live = await em.count(Integration, { organization: auth.organizationId, revokedAt: null });
+        if (live >= config.credentials.maxIntegrationsPerOrganization) {
+          throw new DomainError('LIMIT_EXCEEDED', `This organization already has ${live} live integrations, the most allowed (EINV_MAX_INTEGRATIONS_PER_ORGANIZATION); revoke one first`, {
+            extra: { limit: config.credentials.maxIntegrationsPerOrganization },
+          });
+        }
         const account = em.create(TechnicalAccount, { id: newId('technicalAccount'), name: ctx.params.name, livemode: auth.livemode, externalIssuer: null, externalSubject: null, disabledAt: null });
         em.create(Membership, { id: newId('membership'), technicalAccount: account, organization: auth.organizationId, role });
         const integration = em.create(Integration, {
@@ -162,6 +190,7 @@ const IdentityService: ServiceSchema = {
         account.disabledAt ??= now;
         // Tokens already issued are checked against memberships on every call: they stop working now.
         await tx.nativeDelete(Membership, { technicalAccount: account.id });
+        await tx.nativeDelete(IssuedToken, { technicalAccountId: account.id });
         await tx.flush();
         row.revokedAt = integration.revokedAt;
       });
@@ -177,6 +206,7 @@ const IdentityService: ServiceSchema = {
         });
       }
       const role = ctx.params.role ?? 'admin';
+      assertGrantable(auth, role);
       const { account, membership } = await emOf(ctx).transactional(async (em) => {
         let account = await em.findOne(TechnicalAccount, { externalIssuer: issuer, externalSubject: ctx.params.subject });
         if (account && account.livemode !== auth.livemode) {
@@ -208,6 +238,7 @@ const IdentityService: ServiceSchema = {
     }),
 
     updateTechnicalAccount: action(contract.updateTechnicalAccount, async (ctx) => {
+      assertGrantable(principalOf(ctx), ctx.params.role);
       const em = emOf(ctx);
       const membership = await em.findOne(Membership, { technicalAccount: ctx.params.id, organization: principalOf(ctx).organizationId }, { populate: ['technicalAccount'] });
       if (!membership) throw new DomainError('RESOURCE_NOT_FOUND', `Technical account '${ctx.params.id}' is not a member of this organization`);
@@ -240,9 +271,16 @@ const IdentityService: ServiceSchema = {
           { populate: ['technicalAccount'] },
         );
         if (!membership) throw noAccess(p.organizationId);
+        if (!p.externalIssuer) {
+          // A built-in token counts only if /oauth/token minted it for this account and it is still live.
+          const issued = p.tokenId ? await em.findOne(IssuedToken, { jti: p.tokenId, technicalAccountId: p.subject, expiresAt: { $gt: systemClock.now() } }) : null;
+          if (!issued) throw new DomainError('INVALID_TOKEN', 'The token was not issued by this service\'s token endpoint, or has been revoked');
+        }
         role = membership.role;
         livemode = membership.technicalAccount.getEntity().livemode;
       } else {
+        // `_permissions` is the external identity provider's word only: the built-in issuer issues machine tokens.
+        if (!p.externalIssuer) throw new DomainError('INVALID_TOKEN', 'The built-in issuer issues machine tokens only');
         const org = await em.findOne(Organization, p.organizationId);
         if (!org) throw new DomainError('ORGANIZATION_FORBIDDEN', `Organization '${p.organizationId}' is not known to this service`);
         livemode = !org.sandbox;
@@ -270,6 +308,26 @@ const IdentityService: ServiceSchema = {
     }),
   },
 
+  created() {
+    const keySecret = resolveKeySecret(config.jwt.signingKeySecret, config.dataDir);
+    if (keySecret.generated) {
+      const message = `EINV_OAUTH_KEY_SECRET is unset: generated a key-encryption secret for the built-in issuer's signing keys in ${keySecret.path}. Set EINV_OAUTH_KEY_SECRET (the same on every replica) and keep it apart from the database.`;
+      if (process.env.NODE_ENV === 'production') this.logger.warn(message);
+      else this.logger.info(message);
+    }
+    this.keyPolicy = {
+      clockToleranceSeconds: config.jwt.clockToleranceSeconds,
+      maxAgeDays: config.jwt.signingKeyMaxAgeDays,
+      secret: keySecret.secret,
+    } satisfies KeyPolicy;
+  },
+
+  async started() {
+    // Keys written in clear by older versions are encrypted before anything signs with them.
+    const sealed = await sealPlaintextKeys(databaseOf(this.broker).em.fork() as ReturnType<typeof emOf>, this.keyPolicy.secret);
+    if (sealed.length) this.logger.warn(`Encrypted ${sealed.length} signing key(s) stored in clear: ${sealed.join(', ')}`);
+  },
+
   methods: {
     async findIntegration(id: string, organizationId: string, em: ReturnType<typeof emOf>) {
       const row = await em.findOne(Integration, { id, organization: organizationId, revokedAt: null });
@@ -281,6 +339,7 @@ const IdentityService: ServiceSchema = {
 };
 
 interface IdentityThis {
+  keyPolicy: KeyPolicy;
   findIntegration(id: string, organizationId: string, em: ReturnType<typeof emOf>): Promise<{ row: Integration; role: MembershipRole }>;
 }
 

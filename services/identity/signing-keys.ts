@@ -4,8 +4,9 @@
  * key a `retireAt` (now + the longest token life + clock tolerance): the key stays in the JWKS until
  * the last token it signed has expired, then disappears from it.
  *
- * With a key secret (EINV_OAUTH_KEY_SECRET) the private JWK is stored encrypted (JWE, `dir` +
- * A256GCM, key = SHA-256 of the secret): a database dump alone cannot mint tokens.
+ * The private JWK is always stored encrypted (JWE, `dir` + A256GCM, key = SHA-256 of the secret,
+ * EINV_OAUTH_KEY_SECRET or the data directory's generated one: key-secret.ts): a database dump
+ * alone cannot mint tokens. Rows written in clear by older versions are sealed on start.
  */
 import { createHash } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
@@ -22,8 +23,8 @@ export interface KeyPolicy {
   clockToleranceSeconds: number;
   /** The active key is replaced once it is this old. */
   maxAgeDays: number;
-  /** Encrypts private keys at rest when set. */
-  secret: string | undefined;
+  /** Encrypts private keys at rest (always set: see key-secret.ts). */
+  secret: string;
 }
 
 /** Serialises rotations across replicas (transaction-scoped advisory lock). */
@@ -35,17 +36,19 @@ export function retireAtFor(rotatedAt: Date, clockToleranceSeconds: number): Dat
 
 const encryptionKey = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
 
-async function sealPrivateJwk(jwk: JWK, secret: string | undefined): Promise<Record<string, unknown>> {
-  if (!secret) return jwk as Record<string, unknown>;
+async function sealPrivateJwk(jwk: JWK, secret: string): Promise<Record<string, unknown>> {
   const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(jwk)))
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: jwk.kid })
     .encrypt(encryptionKey(secret));
   return { kid: jwk.kid, alg: jwk.alg, jwe };
 }
 
+const isSealed = (row: SigningKey) => typeof (row.privateJwk as { jwe?: unknown }).jwe === 'string';
+
 async function openPrivateJwk(row: SigningKey, secret: string | undefined): Promise<JWK> {
   const stored = row.privateJwk as { jwe?: string } & JWK;
-  if (typeof stored.jwe !== 'string') return stored;
+  // A clear row is never used: sealPlaintextKeys() encrypts it on start, or the start fails.
+  if (typeof stored.jwe !== 'string') throw new Error(`Signing key ${row.kid} is stored unencrypted; restart the identity service to encrypt it`);
   if (!secret) throw new Error(`Signing key ${row.kid} is encrypted: set EINV_OAUTH_KEY_SECRET`);
   const { plaintext } = await compactDecrypt(stored.jwe, encryptionKey(secret));
   return JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
@@ -102,6 +105,21 @@ export async function signingKey(em: EntityManager, now: Date, policy: KeyPolicy
 export async function publishedKeys(em: EntityManager, now: Date): Promise<JWK[]> {
   const rows = await em.find(SigningKey, { $or: [{ retireAt: null }, { retireAt: { $gt: now } }] }, { orderBy: { createdAt: 'desc' } });
   return rows.map((r) => r.publicJwk as JWK);
+}
+
+/**
+ * The migration path from versions that stored private keys in clear: every such row is encrypted
+ * in place with the current secret (under the rotation lock, so replicas starting together do it
+ * once). Returns the kids it sealed.
+ */
+export async function sealPlaintextKeys(em: EntityManager, secret: string): Promise<string[]> {
+  return em.transactional(async (tx) => {
+    await tx.execute(ROTATION_LOCK);
+    const clear = (await tx.find(SigningKey, {})).filter((row) => !isSealed(row));
+    for (const row of clear) row.privateJwk = await sealPrivateJwk({ ...(row.privateJwk as JWK), kid: row.kid }, secret);
+    await tx.flush();
+    return clear.map((row) => row.kid);
+  });
 }
 
 /** Imported private keys, by kid (decrypting and importing are the costly part of signing). */

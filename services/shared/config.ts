@@ -82,6 +82,19 @@ export interface AppConfig {
   requestLogRetentionDays: number;
   /** JWT verification: an external identity provider (optional) and our built-in issuer. */
   jwt: JwtConfig;
+  /** Throttle of failed authentications and caps on credentials (services/gateway/auth-failures.ts, tenancy, identity). */
+  credentials: CredentialsConfig;
+}
+
+export interface CredentialsConfig {
+  /** Failed authentications (bad keys or tokens, wrong client secrets) allowed per client IP and per client id in the window; then 429. */
+  authFailureLimit: number;
+  /** The failure window, in seconds. */
+  authFailureWindowSeconds: number;
+  /** Live (unrevoked) API keys an organization may hold. */
+  maxApiKeysPerOrganization: number;
+  /** Live (unrevoked) integrations an organization may hold. */
+  maxIntegrationsPerOrganization: number;
 }
 
 export interface JwtConfig {
@@ -99,7 +112,10 @@ export interface JwtConfig {
   builtInIssuer: string;
   /** The built-in issuer signs with a new key once the active one is this old (old keys stay published until their tokens expire). */
   signingKeyMaxAgeDays: number;
-  /** Encrypts the built-in issuer's private keys at rest (JWE) when set. */
+  /**
+   * Encrypts the built-in issuer's private keys at rest (JWE). Unset: a secret is generated once
+   * into the data directory (`<dataDir>/oauth-key-secret`, mode 0600), with a warning in production.
+   */
   signingKeySecret: string | undefined;
 }
 
@@ -164,6 +180,12 @@ export function loadConfig(): AppConfig {
       builtInIssuer: str('EINV_OAUTH_ISSUER') ?? publicUrl,
       signingKeyMaxAgeDays: int('EINV_OAUTH_SIGNING_KEY_MAX_AGE_DAYS', 90),
       signingKeySecret: str('EINV_OAUTH_KEY_SECRET'),
+    },
+    credentials: {
+      authFailureLimit: Math.max(1, int('EINV_AUTH_FAILURE_LIMIT', 30)),
+      authFailureWindowSeconds: Math.max(1, int('EINV_AUTH_FAILURE_WINDOW_SECONDS', 60)),
+      maxApiKeysPerOrganization: int('EINV_MAX_API_KEYS_PER_ORGANIZATION', 100),
+      maxIntegrationsPerOrganization: int('EINV_MAX_INTEGRATIONS_PER_ORGANIZATION', 100),
     },
   };
 }

@@ -49,6 +49,11 @@ export interface HttpBinding {
   testModeOnly?: boolean;
   /** Public calls that are throttled per client IP, more strictly than the API. */
   perIpLimit?: boolean;
+  /**
+   * The call authenticates an OAuth client with `client_id` and `client_secret` in its params: its
+   * failures are throttled per client IP and per client id (services/gateway/auth-failures.ts).
+   */
+  clientAuthentication?: boolean;
   summary: string;
   tag: string;
   /** Success status; 200 unless stated. */

@@ -12,6 +12,12 @@ import { ApiKey } from './api-key.entity.ts';
 import { generateKey, hashKey } from './api-key-secrets.ts';
 import { apiKeyView, companyView, slugify } from './views.ts';
 import * as contract from './tenancy.contract.ts';
+import { loadConfig } from '../shared/config.ts';
+
+const config = loadConfig();
+
+/** Serialises key creations per organization, so the cap on live keys holds under concurrency. */
+const API_KEYS_LOCK = 'select pg_advisory_xact_lock(hashtext(\'einv.tenancy.api-keys\'), hashtext(?))';
 
 const companyForbidden = (id: string) => new DomainError('COMPANY_FORBIDDEN', `Company '${id}' is not one this credential may act for`);
 
@@ -99,30 +105,53 @@ const TenancyService: ServiceSchema = {
         });
       }
       const keyType = ctx.params.keyType ?? 'personal';
+      // Organization-wide keys come only from organization-wide `*` credentials: never from a
+      // personal key (one company), never from a narrower key.
+      if (keyType !== 'personal' && (auth.keyType === 'personal' || !auth.scopes.includes('*'))) {
+        throw new DomainError('INSUFFICIENT_SCOPE', `Only an organization-wide credential holding '*' may create ${keyType} keys`, {
+          details: [{ field: 'keyType', rule: 'subset', message: `A ${auth.keyType ?? auth.authMethod} credential with these scopes cannot create ${keyType} keys` }],
+        });
+      }
       let company: Company | null = null;
       const companyRef = ctx.params.companyId ?? (keyType === 'personal' ? auth.companyId : null);
+      // A personal key stays on its company: what it mints is bound to that company too.
+      if (auth.keyType === 'personal' && (!auth.companyId || companyRef !== auth.companyId)) {
+        throw companyRef ? companyForbidden(companyRef) : new DomainError('COMPANY_FORBIDDEN', 'A personal key creates keys for its own company only');
+      }
+      // A personal key without a company would act for whichever company a header names.
+      if (keyType === 'personal' && !companyRef) throw new DomainError('COMPANY_REQUIRED', 'A personal key acts for one company: send companyId (or X-Service-Company)');
       if (companyRef) {
         company = await em.findOne(Company, { id: companyRef, organization: auth.organizationId });
         if (!company) throw companyForbidden(companyRef);
       }
       const secret = generateKey(keyType, auth.livemode);
       const caller = auth.apiKeyId ? await em.findOne(ApiKey, auth.apiKeyId) : null;
-      const row = em.create(ApiKey, {
-        id: newId('apiKey'),
-        organization: auth.organizationId,
-        company,
-        name: ctx.params.name,
-        keyPrefix: secret.keyPrefix,
-        keyHash: secret.keyHash,
-        keyType,
-        scopes,
-        livemode: auth.livemode,
-        email: auth.email,
-        // A sandbox key never outlives the sandbox key that minted it.
-        expiresAt: caller?.expiresAt ?? null,
+      const now = systemClock.now();
+      return em.transactional(async (tx) => {
+        await tx.execute(API_KEYS_LOCK, [auth.organizationId]);
+        const live = await tx.count(ApiKey, { organization: auth.organizationId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
+        if (live >= config.credentials.maxApiKeysPerOrganization) {
+          throw new DomainError('LIMIT_EXCEEDED', `This organization already has ${live} live API keys, the most allowed (EINV_MAX_API_KEYS_PER_ORGANIZATION); revoke one first`, {
+            extra: { limit: config.credentials.maxApiKeysPerOrganization },
+          });
+        }
+        const row = tx.create(ApiKey, {
+          id: newId('apiKey'),
+          organization: auth.organizationId,
+          company,
+          name: ctx.params.name,
+          keyPrefix: secret.keyPrefix,
+          keyHash: secret.keyHash,
+          keyType,
+          scopes,
+          livemode: auth.livemode,
+          email: auth.email,
+          // A sandbox key never outlives the sandbox key that minted it.
+          expiresAt: caller?.expiresAt ?? null,
+        });
+        await tx.flush();
+        return { ...apiKeyView(row), key: secret.key };
       });
-      await em.flush();
-      return { ...apiKeyView(row), key: secret.key };
     }),
 
     listApiKeys: action(contract.listApiKeys, async (ctx) => {

@@ -14,6 +14,7 @@ import { TechnicalAccount } from '../../identity/technical-account.entity.ts';
 import { Membership } from '../../identity/membership.entity.ts';
 import { Integration } from '../../identity/integration.entity.ts';
 import { SigningKey } from '../../identity/signing-key.entity.ts';
+import { IssuedToken } from '../../identity/issued-token.entity.ts';
 import { Document } from '../../documents/document.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, Document];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document];

@@ -2,17 +2,17 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import { SignJWT, importJWK, jwtVerify, type JWK } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
 import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
 import { SigningKey } from '../../../../services/identity/signing-key.entity.ts';
-import { privateKeyOf, publishedKeys, rotate, signingKey, type KeyPolicy } from '../../../../services/identity/signing-keys.ts';
+import { privateKeyOf, publishedKeys, rotate, sealPlaintextKeys, signingKey, type KeyPolicy } from '../../../../services/identity/signing-keys.ts';
 import { createTestDatabase } from '../../../support/database.ts';
 
 let orm: MikroORM;
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 const em = () => orm.em.fork() as EntityManager;
-const plain: KeyPolicy = { clockToleranceSeconds: 30, maxAgeDays: 90, secret: undefined };
-const sealed: KeyPolicy = { ...plain, secret: 'a long operator secret from the environment' };
+const policy: KeyPolicy = { clockToleranceSeconds: 30, maxAgeDays: 90, secret: 'the data directory\'s generated secret' };
+const sealed: KeyPolicy = { ...policy, secret: 'a long operator secret from the environment' };
 const DAY = 86_400_000;
 
 beforeAll(async () => {
@@ -33,20 +33,21 @@ async function signsAndVerifies(row: SigningKey, policy: KeyPolicy): Promise<boo
 
 it('creates the first key on demand (once, even when replicas race), then keeps signing with it', async () => {
   const now = new Date();
-  const racing = await Promise.all(Array.from({ length: 5 }, () => signingKey(em(), now, plain)));
+  const racing = await Promise.all(Array.from({ length: 5 }, () => signingKey(em(), now, policy)));
   expect(new Set(racing.map((k) => k.kid)).size).toBe(1);
   expect(await em().count(SigningKey, {})).toBe(1);
-  expect((await signingKey(em(), new Date(now.getTime() + 10 * DAY), plain)).kid).toBe(racing[0]!.kid);
-  expect(racing[0]!.privateJwk).toHaveProperty('d');
+  expect((await signingKey(em(), new Date(now.getTime() + 10 * DAY), policy)).kid).toBe(racing[0]!.kid);
+  expect(racing[0]!.privateJwk).not.toHaveProperty('d');
+  expect(racing[0]!.privateJwk).toHaveProperty('jwe');
   expect(racing[0]!.publicJwk).not.toHaveProperty('d');
-  expect(await signsAndVerifies(racing[0]!, plain)).toBe(true);
+  expect(await signsAndVerifies(racing[0]!, policy)).toBe(true);
 });
 
 it('rotates once the active key is older than maxAgeDays; the old one stays published until its tokens have expired', async () => {
   const t0 = new Date('2026-01-01T00:00:00Z');
-  const first = await signingKey(em(), t0, plain);
+  const first = await signingKey(em(), t0, policy);
   const later = new Date(t0.getTime() + 91 * DAY);
-  const second = await signingKey(em(), later, plain);
+  const second = await signingKey(em(), later, policy);
   expect(second.kid).not.toBe(first.kid);
   const old = await em().findOneOrFail(SigningKey, first.kid);
   expect(old.retireAt!.getTime()).toBe(later.getTime() + (86_400 + 30) * 1000);
@@ -56,10 +57,10 @@ it('rotates once the active key is older than maxAgeDays; the old one stays publ
 
 it('rotate() replaces the signer at once and lists the keys it retires', async () => {
   const now = new Date();
-  const first = await signingKey(em(), now, plain);
-  const { key, retiring } = await rotate(em(), now, plain);
+  const first = await signingKey(em(), now, policy);
+  const { key, retiring } = await rotate(em(), now, policy);
   expect(retiring.map((k) => k.kid)).toEqual([first.kid]);
-  expect((await signingKey(em(), now, plain)).kid).toBe(key.kid);
+  expect((await signingKey(em(), now, policy)).kid).toBe(key.kid);
 });
 
 it('encrypts private keys at rest with a secret, and refuses to sign without it', async () => {
@@ -75,10 +76,31 @@ it('encrypts private keys at rest with a secret, and refuses to sign without it'
   expect(await signsAndVerifies(again, sealed)).toBe(true);
 });
 
+it('never stores a private key in clear; rows left in clear by older versions are sealed in place and still sign', async () => {
+  const row = await signingKey(em(), new Date(), policy);
+  expect((await em().findOneOrFail(SigningKey, row.kid)).privateJwk).not.toHaveProperty('d');
+  // An older version's row: the private JWK in clear.
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  const legacy = em();
+  legacy.create(SigningKey, {
+    kid: 'sk_legacy_clear', alg: 'ES256', createdAt: new Date(Date.now() - DAY), retireAt: new Date(Date.now() + DAY),
+    publicJwk: { ...(await exportJWK(pair.publicKey)), kid: 'sk_legacy_clear', alg: 'ES256' },
+    privateJwk: { ...(await exportJWK(pair.privateKey)), kid: 'sk_legacy_clear', alg: 'ES256' },
+  });
+  await legacy.flush();
+  const clearRow = await em().findOneOrFail(SigningKey, 'sk_legacy_clear');
+  await expect(privateKeyOf(clearRow, policy.secret)).rejects.toThrow(/unencrypted/);
+  expect(await sealPlaintextKeys(em(), policy.secret)).toEqual(['sk_legacy_clear']);
+  expect(await sealPlaintextKeys(em(), policy.secret)).toEqual([]);
+  const sealedRow = await em().findOneOrFail(SigningKey, 'sk_legacy_clear');
+  expect(Object.keys(sealedRow.privateJwk).sort()).toEqual(['alg', 'jwe', 'kid']);
+  expect(await signsAndVerifies(sealedRow, policy)).toBe(true);
+});
+
 it('scripts/rotate-signing-key.ts rotates the database\'s key for ops', async () => {
-  const first = await signingKey(em(), new Date(), plain);
+  const first = await signingKey(em(), new Date(), policy);
   const { stdout } = await promisify(execFile)(process.execPath, ['scripts/rotate-signing-key.ts'], { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: db.url }, timeout: 20_000 });
-  const active = await signingKey(em(), new Date(), plain);
+  const active = await signingKey(em(), new Date(), policy);
   expect(active.kid).not.toBe(first.kid);
   expect(stdout).toContain(`signing with ${active.kid}`);
   expect(stdout).toContain(`${first.kid} stays published until`);
