@@ -31,9 +31,11 @@ afterAll(async () => {
 /** What an attacker holding the database and the data directory does: decrypt the signing key. */
 async function stealSigningKey(): Promise<{ kid: string; key: CryptoKey | Uint8Array }> {
   const [row] = await sql<{ kid: string; private_jwk: { jwe?: string } & JWK }>(t, 'select kid, private_jwk from signing_keys where retire_at is null order by created_at desc limit 1');
-  const secret = readFileSync(join(dataDir, 'oauth-key-secret'), 'utf8').trim();
-  const { plaintext } = await compactDecrypt(row!.private_jwk.jwe!, createHash('sha256').update(secret, 'utf8').digest());
-  return { kid: row!.kid, key: await importJWK(JSON.parse(new TextDecoder().decode(plaintext)) as JWK, 'ES256') };
+  // Stored in clear (before the fix) it is there for the taking; sealed, the data directory's secret opens it.
+  const jwk = row!.private_jwk.jwe
+    ? JSON.parse(new TextDecoder().decode((await compactDecrypt(row!.private_jwk.jwe, createHash('sha256').update(readFileSync(join(dataDir, 'oauth-key-secret'), 'utf8').trim(), 'utf8').digest())).plaintext)) as JWK
+    : row!.private_jwk;
+  return { kid: row!.kid, key: await importJWK(jwk, 'ES256') };
 }
 
 async function forge(claims: Record<string, unknown>, template: string): Promise<string> {
