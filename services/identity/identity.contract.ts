@@ -25,6 +25,8 @@ export interface IntegrationView {
   role: MembershipRole;
   organizationId: string;
   technicalAccountId: string;
+  /** The one company its tokens act for (created by a personal key), or null: any company of the organization. */
+  companyId: string | null;
   livemode: boolean;
   /** Where to exchange the credentials for a token, and the audience to ask for. */
   tokenUrl: string;
@@ -35,7 +37,7 @@ export interface IntegrationView {
 
 const integrationResponse = {
   type: 'object',
-  required: ['id', 'name', 'clientId', 'role', 'organizationId', 'technicalAccountId', 'livemode', 'tokenUrl', 'audience', 'createdAt', 'revokedAt'],
+  required: ['id', 'name', 'clientId', 'role', 'organizationId', 'technicalAccountId', 'companyId', 'livemode', 'tokenUrl', 'audience', 'createdAt', 'revokedAt'],
   properties: {
     id: { type: 'string', examples: ['int_01JD7Z3V9Q1M2N3P4R5S6T7V8W'] },
     name: { type: 'string' },
@@ -44,6 +46,7 @@ const integrationResponse = {
     role: { type: 'string', enum: [...MEMBERSHIP_ROLES] },
     organizationId: { type: 'string' },
     technicalAccountId: { type: 'string' },
+    companyId: { type: ['string', 'null'], description: 'Set when a personal (one-company) key created the integration: its tokens act for that company only' },
     livemode: { type: 'boolean', description: 'false: sandbox credentials, issuing test-mode tokens' },
     tokenUrl: { type: 'string', format: 'uri' },
     audience: { type: 'string' },
@@ -121,7 +124,7 @@ export const createIntegration = defineAction<CreateIntegrationParams, Integrati
   http: {
     method: 'POST', path: '/v1/integrations', access: 'platform', tag: 'Integrations', status: 201,
     location: (i: IntegrationView) => `/v1/integrations/${i.id}`,
-    summary: 'Connect an unattended backend: a technical account member of the organization (role `admin` by default, or `member`: every scope but `platform`) and its OAuth client id and secret (returned once). Sandbox callers get sandbox credentials.',
+    summary: 'Connect an unattended backend: a technical account member of the organization (role `admin` by default, or `member`: every scope but `platform`) and its OAuth client id and secret (returned once). The role may not grant a scope the caller lacks (`admin` needs `*`): 403 INSUFFICIENT_SCOPE. A personal key\'s integration acts for that key\'s company only. Sandbox callers get sandbox credentials. At most EINV_MAX_INTEGRATIONS_PER_ORGANIZATION live ones: 409 LIMIT_EXCEEDED.',
     response: integrationResponse,
   },
 });

@@ -6,7 +6,7 @@ import { DomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
-import { hasScope, principalOf, type Principal } from '../shared/auth.ts';
+import { hasScope, isCompanyBound, principalOf, type Principal } from '../shared/auth.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { SCOPES, implement as action, type Scope } from '../shared/contract.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
@@ -57,6 +57,7 @@ function integrationView(row: Integration, role: MembershipRole): IntegrationVie
     role,
     organizationId: row.organization.id,
     technicalAccountId: row.technicalAccount.id,
+    companyId: row.companyId ?? null,
     livemode: row.livemode,
     tokenUrl: `${config.publicUrl}/oauth/token`,
     audience: config.jwt.audience,
@@ -103,7 +104,7 @@ const IdentityService: ServiceSchema = {
       const jti = randomUUID();
       // Only what is recorded here is honoured (resolveToken): a signature alone does not make a token ours.
       await em.nativeDelete(IssuedToken, { expiresAt: { $lt: now } });
-      em.create(IssuedToken, { jti, technicalAccountId: row.technicalAccount.id, expiresAt: new Date((iat + contract.MACHINE_TOKEN_SECONDS) * 1000) });
+      em.create(IssuedToken, { jti, technicalAccountId: row.technicalAccount.id, companyId: row.companyId ?? null, expiresAt: new Date((iat + contract.MACHINE_TOKEN_SECONDS) * 1000) });
       await em.flush();
       const token = await new SignJWT({ _permissions: {}, gty: 'client-credentials', azp: row.clientId, livemode: row.livemode })
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
@@ -132,6 +133,9 @@ const IdentityService: ServiceSchema = {
       const auth = principalOf(ctx);
       const role = ctx.params.role ?? 'admin';
       assertGrantable(auth, role);
+      // A one-company credential connects a backend for its company, not for the whole organization.
+      const companyId = isCompanyBound(auth) ? auth.companyId : null;
+      if (isCompanyBound(auth) && !companyId) throw new DomainError('COMPANY_REQUIRED', 'This credential acts for one company: send X-Service-Company');
       const secret = newClientSecret();
       const row = await emOf(ctx).transactional(async (em) => {
         await em.execute(INTEGRATIONS_LOCK, [auth.organizationId]);
@@ -152,6 +156,7 @@ const IdentityService: ServiceSchema = {
           clientSecretHash: secret.hash,
           // Sandbox callers get sandbox credentials; production callers production ones.
           livemode: auth.livemode,
+          companyId,
           revokedAt: null,
         });
         await em.flush();
@@ -258,6 +263,8 @@ const IdentityService: ServiceSchema = {
       const em = emOf(ctx);
       let role: MembershipRole | undefined;
       let livemode: boolean;
+      /** The one company a built-in token's integration is bound to, if any. */
+      let boundCompanyId: string | null = null;
       if (p.kind === 'machine') {
         const membership = await em.findOne(
           Membership,
@@ -275,6 +282,7 @@ const IdentityService: ServiceSchema = {
           // A built-in token counts only if /oauth/token minted it for this account and it is still live.
           const issued = p.tokenId ? await em.findOne(IssuedToken, { jti: p.tokenId, technicalAccountId: p.subject, expiresAt: { $gt: systemClock.now() } }) : null;
           if (!issued) throw new DomainError('INVALID_TOKEN', 'The token was not issued by this service\'s token endpoint, or has been revoked');
+          boundCompanyId = issued.companyId ?? null;
         }
         role = membership.role;
         livemode = membership.technicalAccount.getEntity().livemode;
@@ -285,8 +293,11 @@ const IdentityService: ServiceSchema = {
         if (!org) throw new DomainError('ORGANIZATION_FORBIDDEN', `Organization '${p.organizationId}' is not known to this service`);
         livemode = !org.sandbox;
       }
-      let companyId: string | null = null;
-      if (p.companyHeader) {
+      let companyId: string | null = boundCompanyId;
+      if (boundCompanyId && p.companyHeader && p.companyHeader !== boundCompanyId) {
+        throw new DomainError('COMPANY_FORBIDDEN', `Company '${p.companyHeader}' is not one this credential may act for`);
+      }
+      if (p.companyHeader && !boundCompanyId) {
         const company = await em.findOne(Company, { id: p.companyHeader, organization: p.organizationId });
         if (!company) throw new DomainError('COMPANY_FORBIDDEN', `Company '${p.companyHeader}' is not one this credential may act for`);
         companyId = company.id;
@@ -303,6 +314,7 @@ const IdentityService: ServiceSchema = {
         companyId,
         organizationIds: p.kind === 'machine' ? [p.organizationId] : p.organizationIds,
         ...(role ? { role } : {}),
+        ...(boundCompanyId ? { companyBound: true } : {}),
       };
       return principal;
     }),

@@ -11,6 +11,8 @@ export const IssuedToken = defineEntity({
   properties: {
     jti: p.string().primary(),
     technicalAccountId: p.string().index(),
+    /** The integration's company binding when the token was issued (null: organization-wide). */
+    companyId: p.string().nullable(),
     expiresAt: p.datetime().index(),
   },
 });

@@ -22,6 +22,8 @@ export interface Principal {
   organizationIds?: string[];
   /** Machine tokens: the technical account's role in the organization. */
   role?: string;
+  /** Machine tokens of an integration a one-company credential created: they act for that company only. */
+  companyBound?: boolean;
 }
 
 export interface RequestMeta {
@@ -34,6 +36,14 @@ export function principalOf(ctx: Context): Principal {
   const auth = (ctx.meta as RequestMeta).auth;
   if (!auth) throw new Error('This action needs an authenticated caller (ctx.meta.auth is unset)');
   return auth;
+}
+
+/**
+ * The credential acts for one company only (a personal key, or a machine token of an integration a
+ * one-company credential created): whatever it mints stays on that company.
+ */
+export function isCompanyBound(auth: Principal): boolean {
+  return auth.keyType === 'personal' || auth.companyBound === true;
 }
 
 export function hasScope(granted: readonly Scope[], required: Scope): boolean {

@@ -3,7 +3,7 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { DomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { systemClock } from '../shared/clock.ts';
-import { principalOf, hasScope, type Principal } from '../shared/auth.ts';
+import { principalOf, hasScope, isCompanyBound, type Principal } from '../shared/auth.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { implement as action } from '../shared/contract.ts';
 import { Organization, type Plan } from './organization.entity.ts';
@@ -107,7 +107,7 @@ const TenancyService: ServiceSchema = {
       const keyType = ctx.params.keyType ?? 'personal';
       // Organization-wide keys come only from organization-wide `*` credentials: never from a
       // personal key (one company), never from a narrower key.
-      if (keyType !== 'personal' && (auth.keyType === 'personal' || !auth.scopes.includes('*'))) {
+      if (keyType !== 'personal' && (isCompanyBound(auth) || !auth.scopes.includes('*'))) {
         throw new DomainError('INSUFFICIENT_SCOPE', `Only an organization-wide credential holding '*' may create ${keyType} keys`, {
           details: [{ field: 'keyType', rule: 'subset', message: `A ${auth.keyType ?? auth.authMethod} credential with these scopes cannot create ${keyType} keys` }],
         });
@@ -115,8 +115,8 @@ const TenancyService: ServiceSchema = {
       let company: Company | null = null;
       const companyRef = ctx.params.companyId ?? (keyType === 'personal' ? auth.companyId : null);
       // A personal key stays on its company: what it mints is bound to that company too.
-      if (auth.keyType === 'personal' && (!auth.companyId || companyRef !== auth.companyId)) {
-        throw companyRef ? companyForbidden(companyRef) : new DomainError('COMPANY_FORBIDDEN', 'A personal key creates keys for its own company only');
+      if (isCompanyBound(auth) && (!auth.companyId || companyRef !== auth.companyId)) {
+        throw companyRef ? companyForbidden(companyRef) : new DomainError('COMPANY_FORBIDDEN', 'A one-company credential creates keys for its own company only');
       }
       // A personal key without a company would act for whichever company a header names.
       if (keyType === 'personal' && !companyRef) throw new DomainError('COMPANY_REQUIRED', 'A personal key acts for one company: send companyId (or X-Service-Company)');

@@ -67,6 +67,31 @@ describe('integrations and technical accounts', () => {
   });
 });
 
+describe('integrations created by a personal key', () => {
+  it('are bound to its company: their tokens cannot act for another company nor mint organization-wide keys', async () => {
+    const org = await bootstrap(t.baseUrl);
+    const secondId = 'comp_01JSECURITYBOUNDINTEGRAT0';
+    await sql(t, `insert into companies (id, organization_id, name, slug, country, created_at, updated_at) values ($1, $2, 'Other BV', 'other-bv', 'BE', now(), now())`, [secondId, org.organizationId]);
+    const i = await integration(t, org.apiKey, { name: 'one company', role: 'admin' });
+    expect((i as unknown as { companyId: string }).companyId).toBe(org.company.id);
+    const bearer = await machineToken(t, i);
+    const inOrg = { 'x-service-organization-id': org.organizationId };
+    const own = await api(t.baseUrl, 'GET', '/v1/me/company', { key: bearer, headers: inOrg });
+    expect(own.status).toBe(200);
+    expect(own.body.id).toBe(org.company.id);
+    expectEnvelope(await api(t.baseUrl, 'GET', '/v1/me/company', { key: bearer, headers: { ...inOrg, 'x-service-company': secondId } }), 403, 'COMPANY_FORBIDDEN');
+    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/api-keys', { key: bearer, headers: inOrg, body: { name: 'org-wide', keyType: 'platform' } }), 403, 'INSUFFICIENT_SCOPE');
+    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/api-keys', { key: bearer, headers: inOrg, body: { name: 'elsewhere', companyId: secondId } }), 403, 'COMPANY_FORBIDDEN');
+    const sameCompany = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: bearer, headers: inOrg, body: { name: 'same company' } });
+    expect(sameCompany.status).toBe(201);
+    expect(sameCompany.body).toMatchObject({ keyType: 'personal', companyId: org.company.id });
+    // An integration the bound token creates is bound too.
+    const nested = await api(t.baseUrl, 'POST', '/v1/integrations', { key: bearer, headers: inOrg, body: { name: 'nested', role: 'member' } });
+    expect(nested.status).toBe(201);
+    expect(nested.body.companyId).toBe(org.company.id);
+  });
+});
+
 describe('API keys', () => {
   it('a personal key cannot create platform or white-label keys, even holding `*`', async () => {
     const org = await bootstrap(t.baseUrl);
