@@ -10,7 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT, compactDecrypt, decodeJwt, importJWK, type CryptoKey, type JWK } from 'jose';
+import { SignJWT, compactDecrypt, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { integration, machineToken, sql } from './support.ts';
 
@@ -57,6 +57,29 @@ describe('the built-in issuer\'s private keys at rest', () => {
       expect(row.private_jwk.jwe).toMatch(/^[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+$/);
     }
     expect(statSync(join(dataDir, 'oauth-key-secret')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('rows an older version stored in clear', () => {
+  it('are encrypted when the identity service starts, and keep signing', async () => {
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const kid = `sig_legacy_${randomUUID().slice(0, 8)}`;
+    await sql(t, 'update signing_keys set retire_at = now() + interval \'1 day\' where retire_at is null');
+    await sql(t, 'insert into signing_keys (kid, alg, public_jwk, private_jwk, created_at, retire_at) values ($1, \'ES256\', $2, $3, now(), null)', [
+      kid, { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256', use: 'sig' }, { ...(await exportJWK(pair.privateKey)), kid, alg: 'ES256', use: 'sig' },
+    ]);
+    // Another replica (a restart) on the same database.
+    const replica = await startTestApp({ databaseUrl: t.databaseUrl });
+    try {
+      const [row] = await sql<{ private_jwk: Record<string, unknown> }>(t, 'select private_jwk from signing_keys where kid = $1', [kid]);
+      expect(Object.keys(row!.private_jwk).sort()).toEqual(['alg', 'jwe', 'kid']);
+      const org = await bootstrap(replica.baseUrl);
+      const bearer = await machineToken(replica, await integration(replica, org.apiKey));
+      expect(decodeProtectedHeader(bearer).kid).toBe(kid);
+      expect((await api(replica.baseUrl, 'GET', '/v1/me', { key: bearer, headers: { 'x-service-organization-id': org.organizationId } })).status).toBe(200);
+    } finally {
+      await replica.stop({ keepDatabase: true });
+    }
   });
 });
 
