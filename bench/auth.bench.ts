@@ -2,7 +2,8 @@
  * Cost of each credential kind through the real gateway (one process, embedded PostgreSQL):
  * `GET /v1/me` with an API key, an identity-provider JWT (RS256, JWKS served by a local HTTP server
  * on 127.0.0.1 and cached by the gateway), a built-in client-credentials token (ES256, JWKS over the
- * broker, membership checked in the database), and `POST /oauth/token` issuance. Bounded.
+ * broker, membership and issuance record checked in the database), and `POST /oauth/token`
+ * issuance. Bounded.
  *
  *   node bench/auth.bench.ts [requests=2000] [concurrency=16]
  */
@@ -25,8 +26,9 @@ await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve))
 
 const bench = await startBenchApp({
   env: {
-    // Measure authentication, not throttling.
+    // Measure authentication, not throttling (of requests, or of failed authentications).
     EINV_RATE_LIMITS: 'free=100000000',
+    EINV_AUTH_FAILURE_LIMIT: '100000000',
     EINV_JWT_JWKS_URL: `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`,
     EINV_JWT_ISSUER: ISSUER,
     EINV_JWT_AUDIENCE: AUDIENCE,
