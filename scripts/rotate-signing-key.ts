@@ -10,7 +10,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../services/shared/persistence/orm.config.ts';
 import { resolveDatabase } from '../services/shared/persistence/database-url.ts';
 import { loadConfig } from '../services/shared/config.ts';
-import { rotate, sealPlaintextKeys } from '../services/identity/signing-keys.ts';
+import { rotate, secureKeysAtRest } from '../services/identity/signing-keys.ts';
 import { resolveKeySecret } from '../services/identity/key-secret.ts';
 import { systemClock } from '../services/shared/clock.ts';
 
@@ -19,13 +19,10 @@ const { secret } = resolveKeySecret(jwt.signingKeySecret, dataDir);
 const database = await resolveDatabase();
 const orm = await MikroORM.init(ormConfig(database.url));
 try {
-  const sealed = await sealPlaintextKeys(orm.em.fork(), secret);
+  const policy = { clockToleranceSeconds: jwt.clockToleranceSeconds, maxAgeDays: jwt.signingKeyMaxAgeDays, secret };
+  const { sealed } = await secureKeysAtRest(orm.em.fork(), systemClock.now(), policy);
   if (sealed.length) console.log(`encrypted ${sealed.length} key(s) stored in clear: ${sealed.join(', ')}`);
-  const { key, retiring } = await rotate(orm.em.fork(), systemClock.now(), {
-    clockToleranceSeconds: jwt.clockToleranceSeconds,
-    maxAgeDays: jwt.signingKeyMaxAgeDays,
-    secret,
-  });
+  const { key, retiring } = await rotate(orm.em.fork(), systemClock.now(), policy);
   console.log(`signing with ${key.kid}`);
   for (const old of retiring) console.log(`${old.kid} stays published until ${old.retireAt!.toISOString()}`);
 } finally {

@@ -17,8 +17,8 @@ import { Membership, type MembershipRole } from './membership.entity.ts';
 import { Integration } from './integration.entity.ts';
 import { IssuedToken } from './issued-token.entity.ts';
 import { newClientId, newClientSecret, secretMatches } from './client-secrets.ts';
-import { privateKeyOf, publishedKeys, rotate, sealPlaintextKeys, signingKey, type KeyPolicy } from './signing-keys.ts';
-import { resolveKeySecret } from './key-secret.ts';
+import { privateKeyOf, publishedKeys, rotate, secureKeysAtRest, signingKey, type KeyPolicy } from './signing-keys.ts';
+import { generatedKeySecret, resolveKeySecret } from './key-secret.ts';
 import * as contract from './identity.contract.ts';
 import type { IntegrationView, TechnicalAccountView } from './identity.contract.ts';
 
@@ -335,9 +335,15 @@ const IdentityService: ServiceSchema = {
   },
 
   async started() {
-    // Keys written in clear by older versions are encrypted before anything signs with them.
-    const sealed = await sealPlaintextKeys(databaseOf(this.broker).em.fork() as ReturnType<typeof emOf>, this.keyPolicy.secret);
-    if (sealed.length) this.logger.warn(`Encrypted ${sealed.length} signing key(s) stored in clear: ${sealed.join(', ')}`);
+    // Before anything signs: keys written in clear by older versions are encrypted, keys sealed with
+    // the generated secret move to EINV_OAUTH_KEY_SECRET once it is set.
+    const earlier = config.jwt.signingKeySecret ? [generatedKeySecret(config.dataDir)].filter((s): s is string => !!s && s !== this.keyPolicy.secret) : [];
+    const report = await secureKeysAtRest(databaseOf(this.broker).em.fork() as ReturnType<typeof emOf>, systemClock.now(), this.keyPolicy, earlier);
+    if (report.sealed.length) this.logger.warn(`Encrypted ${report.sealed.length} signing key(s) stored in clear: ${report.sealed.join(', ')}`);
+    if (report.resealed.length) this.logger.info(`Re-encrypted ${report.resealed.length} signing key(s) with EINV_OAUTH_KEY_SECRET: ${report.resealed.join(', ')}`);
+    if (report.unreadable.length) {
+      this.logger.warn(`Signing key(s) ${report.unreadable.join(', ')} cannot be decrypted with the configured secret; they only verify tokens until they retire${report.rotated ? ' (a new signing key was made)' : ''}`);
+    }
   },
 
   methods: {

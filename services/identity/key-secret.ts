@@ -29,6 +29,11 @@ function readSecretFile(path: string): string | undefined {
   }
 }
 
+/** The data directory's generated secret, if one was ever written (keys sealed before EINV_OAUTH_KEY_SECRET was set). */
+export function generatedKeySecret(dataDir: string): string | undefined {
+  return readSecretFile(join(dataDir, KEY_SECRET_FILE));
+}
+
 /**
  * The configured secret, else the data directory's, else a new one written there. Replicas or test
  * workers starting together agree: the file appears atomically (hard link of a complete temp file),

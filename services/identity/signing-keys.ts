@@ -47,7 +47,7 @@ const isSealed = (row: SigningKey) => typeof (row.privateJwk as { jwe?: unknown 
 
 async function openPrivateJwk(row: SigningKey, secret: string | undefined): Promise<JWK> {
   const stored = row.privateJwk as { jwe?: string } & JWK;
-  // A clear row is never used: sealPlaintextKeys() encrypts it on start, or the start fails.
+  // A clear row is never used: secureKeysAtRest() encrypts it on start.
   if (typeof stored.jwe !== 'string') throw new Error(`Signing key ${row.kid} is stored unencrypted; restart the identity service to encrypt it`);
   if (!secret) throw new Error(`Signing key ${row.kid} is encrypted: set EINV_OAUTH_KEY_SECRET`);
   const { plaintext } = await compactDecrypt(stored.jwe, encryptionKey(secret));
@@ -107,18 +107,57 @@ export async function publishedKeys(em: EntityManager, now: Date): Promise<JWK[]
   return rows.map((r) => r.publicJwk as JWK);
 }
 
+export interface AtRestReport {
+  /** Rows found in clear (older versions), now encrypted. */
+  sealed: string[];
+  /** Rows encrypted with an earlier secret (e.g. the generated one before EINV_OAUTH_KEY_SECRET was set), re-encrypted. */
+  resealed: string[];
+  /** Rows no known secret opens: they keep verifying (public key) but can never sign. */
+  unreadable: string[];
+  /** The signing key was unreadable, so a new one was made (the old ones stay published until their tokens expire). */
+  rotated: boolean;
+}
+
+async function opens(row: SigningKey, secret: string): Promise<JWK | undefined> {
+  try {
+    return await openPrivateJwk(row, secret);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The migration path from versions that stored private keys in clear: every such row is encrypted
- * in place with the current secret (under the rotation lock, so replicas starting together do it
- * once). Returns the kids it sealed.
+ * Run on start, under the rotation lock (replicas starting together do it once): rows stored in
+ * clear by older versions are encrypted with the current secret, rows sealed with an earlier
+ * secret are re-encrypted, and if the signing key itself cannot be opened a new one takes over.
  */
-export async function sealPlaintextKeys(em: EntityManager, secret: string): Promise<string[]> {
+export async function secureKeysAtRest(em: EntityManager, now: Date, policy: KeyPolicy, earlierSecrets: readonly string[] = []): Promise<AtRestReport> {
   return em.transactional(async (tx) => {
     await tx.execute(ROTATION_LOCK);
-    const clear = (await tx.find(SigningKey, {})).filter((row) => !isSealed(row));
-    for (const row of clear) row.privateJwk = await sealPrivateJwk({ ...(row.privateJwk as JWK), kid: row.kid }, secret);
+    const report: AtRestReport = { sealed: [], resealed: [], unreadable: [], rotated: false };
+    for (const row of await tx.find(SigningKey, {})) {
+      if (!isSealed(row)) {
+        row.privateJwk = await sealPrivateJwk({ ...(row.privateJwk as JWK), kid: row.kid }, policy.secret);
+        report.sealed.push(row.kid);
+        continue;
+      }
+      if (await opens(row, policy.secret)) continue;
+      let jwk: JWK | undefined;
+      for (const earlier of earlierSecrets) if ((jwk ??= await opens(row, earlier))) break;
+      if (jwk) {
+        row.privateJwk = await sealPrivateJwk(jwk, policy.secret);
+        report.resealed.push(row.kid);
+      } else {
+        report.unreadable.push(row.kid);
+      }
+    }
     await tx.flush();
-    return clear.map((row) => row.kid);
+    const active = await newest(tx);
+    if (active && report.unreadable.includes(active.kid)) {
+      await rotateLocked(tx, now, policy);
+      report.rotated = true;
+    }
+    return report;
   });
 }
 

@@ -5,7 +5,7 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
 import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
 import { SigningKey } from '../../../../services/identity/signing-key.entity.ts';
-import { privateKeyOf, publishedKeys, rotate, sealPlaintextKeys, signingKey, type KeyPolicy } from '../../../../services/identity/signing-keys.ts';
+import { privateKeyOf, publishedKeys, rotate, secureKeysAtRest, signingKey, type KeyPolicy } from '../../../../services/identity/signing-keys.ts';
 import { createTestDatabase } from '../../../support/database.ts';
 
 let orm: MikroORM;
@@ -90,16 +90,35 @@ it('never stores a private key in clear; rows left in clear by older versions ar
   await legacy.flush();
   const clearRow = await em().findOneOrFail(SigningKey, 'sk_legacy_clear');
   await expect(privateKeyOf(clearRow, policy.secret)).rejects.toThrow(/unencrypted/);
-  expect(await sealPlaintextKeys(em(), policy.secret)).toEqual(['sk_legacy_clear']);
-  expect(await sealPlaintextKeys(em(), policy.secret)).toEqual([]);
+  expect(await secureKeysAtRest(em(), new Date(), policy)).toEqual({ sealed: ['sk_legacy_clear'], resealed: [], unreadable: [], rotated: false });
+  expect(await secureKeysAtRest(em(), new Date(), policy)).toEqual({ sealed: [], resealed: [], unreadable: [], rotated: false });
   const sealedRow = await em().findOneOrFail(SigningKey, 'sk_legacy_clear');
   expect(Object.keys(sealedRow.privateJwk).sort()).toEqual(['alg', 'jwe', 'kid']);
   expect(await signsAndVerifies(sealedRow, policy)).toBe(true);
 });
 
+it('moves keys sealed with an earlier secret to the configured one; a signing key no secret opens is replaced', async () => {
+  const generated: KeyPolicy = { ...policy, secret: 'the generated secret of the data directory' };
+  const configured: KeyPolicy = { ...policy, secret: 'EINV_OAUTH_KEY_SECRET, set later' };
+  const old = await signingKey(em(), new Date(), generated);
+  const moved = await secureKeysAtRest(em(), new Date(), configured, [generated.secret]);
+  expect(moved).toEqual({ sealed: [], resealed: [old.kid], unreadable: [], rotated: false });
+  await rotate(em(), new Date(), configured); // a fresh kid: nothing served from the import cache
+  expect(await signsAndVerifies(await signingKey(em(), new Date(), configured), configured)).toBe(true);
+  // Now a secret that opens nothing: the active key is replaced, the unreadable ones keep verifying until they retire.
+  const lost: KeyPolicy = { ...policy, secret: 'a secret that opens none of them' };
+  const report = await secureKeysAtRest(em(), new Date(), lost);
+  expect(report.rotated).toBe(true);
+  expect(report.unreadable).toHaveLength(2);
+  const fresh = await signingKey(em(), new Date(), lost);
+  expect(report.unreadable).not.toContain(fresh.kid);
+  expect(await signsAndVerifies(fresh, lost)).toBe(true);
+  expect((await publishedKeys(em(), new Date())).map((k) => k.kid)).toEqual(expect.arrayContaining([...report.unreadable, fresh.kid]));
+});
+
 it('scripts/rotate-signing-key.ts rotates the database\'s key for ops', async () => {
   const first = await signingKey(em(), new Date(), policy);
-  const { stdout } = await promisify(execFile)(process.execPath, ['scripts/rotate-signing-key.ts'], { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: db.url }, timeout: 20_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['scripts/rotate-signing-key.ts'], { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: db.url, EINV_OAUTH_KEY_SECRET: policy.secret }, timeout: 20_000 });
   const active = await signingKey(em(), new Date(), policy);
   expect(active.kid).not.toBe(first.kid);
   expect(stdout).toContain(`signing with ${active.kid}`);
