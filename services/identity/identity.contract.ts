@@ -191,7 +191,7 @@ export const addTechnicalAccount = defineAction<AddTechnicalAccountParams, Techn
   http: {
     method: 'POST', path: '/v1/technical-accounts', access: 'platform', tag: 'Integrations', status: 201,
     location: (a: TechnicalAccountView) => `/v1/technical-accounts/${a.id}`,
-    summary: 'Make a client of the external identity provider (its token `sub`) a member of the organization with a role (`admin` by default, or `member`); its client-credentials tokens then act here with X-Service-Organization-Id. Needs EINV_JWT_JWKS_URL; without an external provider use POST /v1/integrations.',
+    summary: 'Make a client of the external identity provider (its token `sub`) a member of the organization with a role (`admin` by default, or `member`); its client-credentials tokens then act here with X-Service-Organization-Id. Needs EINV_JWT_JWKS_URL; without an external provider use POST /v1/integrations. Needs an organization-wide credential holding every scope of the role (403 INSUFFICIENT_SCOPE).',
     response: technicalAccountResponse,
   },
 });

@@ -212,6 +212,12 @@ const IdentityService: ServiceSchema = {
       }
       const role = ctx.params.role ?? 'admin';
       assertGrantable(auth, role);
+      // An external client's membership acts for every company: a one-company credential cannot grant that.
+      if (isCompanyBound(auth)) {
+        throw new DomainError('INSUFFICIENT_SCOPE', 'A one-company credential (a personal key) cannot make an external client a member of the whole organization; use a platform key', {
+          details: [{ field: 'subject', rule: 'organizationWide', message: 'Needs an organization-wide credential' }],
+        });
+      }
       const { account, membership } = await emOf(ctx).transactional(async (em) => {
         let account = await em.findOne(TechnicalAccount, { externalIssuer: issuer, externalSubject: ctx.params.subject });
         if (account && account.livemode !== auth.livemode) {

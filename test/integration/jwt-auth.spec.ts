@@ -166,8 +166,11 @@ describe('machine tokens of the external provider and of the built-in issuer', (
 
 describe('technical accounts of the external provider', () => {
   it('registered with a role, its machine tokens act in that organization only; role changes and removal apply at once', async () => {
-    const a = await bootstrap(t.baseUrl);
-    const b = await bootstrap(t.baseUrl);
+    // Organization-wide members are registered with organization-wide keys (a personal key is refused).
+    const a = await bootstrap(t.baseUrl, { keyType: 'platform' });
+    const b = await bootstrap(t.baseUrl, { keyType: 'platform' });
+    const personal = await bootstrap(t.baseUrl);
+    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/technical-accounts', { key: personal.apiKey, body: { name: 'Auth0 sync', subject: 'm2m-sync@clients' } }), 403, 'INSUFFICIENT_SCOPE');
     const subject = 'm2m-sync@clients';
     const machine = await jwt({ _permissions: {}, gty: 'client-credentials' }, { sub: subject });
     const inA = { 'x-service-organization-id': a.organizationId };
