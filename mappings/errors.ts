@@ -9,7 +9,9 @@ export type MappingErrorCode =
   | 'INVALID_VAT_FORMAT'
   | 'INVALID_IBAN'
   | 'INVALID_CURRENCY'
-  | 'INVALID_DATE';
+  | 'INVALID_DATE'
+  /** An input exceeds a size or shape cap (inflated stream, XML elements/attributes/depth/text). */
+  | 'PAYLOAD_TOO_LARGE';
 
 export interface MappingErrorDetail {
   /** Dotted path into the caller's payload, e.g. `document.lines[2].vatCategory`. */

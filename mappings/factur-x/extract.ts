@@ -3,13 +3,16 @@
  * byte-exact (the decoded embedded-file stream, nothing re-serialised) and the XMP Factur-X
  * extension schema is read for the profile. Broken PDFs give a MappingError, never a crash.
  */
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFStream, PDFString, decodePDFRawStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFStream, PDFString } from 'pdf-lib';
 import type { PDFObject } from 'pdf-lib';
 import { MappingError } from '../errors.ts';
 import { pdfHeaderOffset, sniffXmlRoot } from '../detect/sniff.ts';
 import type { XmlRoot } from '../detect/sniff.ts';
 import { CII_RSM_NS } from '../cii-d16b/namespaces.ts';
 import { UBL_CREDIT_NOTE_NS, UBL_INVOICE_NS } from '../ubl-2.1/namespaces.ts';
+import { assertObjectCount, capHitWhileLoading, decodeCapped, guardParserStreams, pdfLimits, pdfTooLarge } from './limits.ts';
+
+guardParserStreams();
 
 export type HybridFlavour = 'factur-x' | 'zugferd-2' | 'zugferd-1' | 'order-x' | 'unknown';
 /** Normalised profiles (XMP ConformanceLevel); COMFORT is the ZUGFeRD name of EN 16931. */
@@ -89,7 +92,10 @@ function embeddedFile(specName: string | undefined, spec: PDFDict): EmbeddedFile
   if (!(stream instanceof PDFStream)) return undefined;
   const name = decodeText(spec.lookup(PDFName.of('UF'))) ?? decodeText(spec.lookup(PDFName.of('F'))) ?? specName ?? '';
   let bytes: Buffer;
-  if (stream instanceof PDFRawStream) bytes = Buffer.from(decodePDFRawStream(stream).decode());
+  if (stream instanceof PDFRawStream) {
+    const decoded = decodeCapped(stream, `Embedded file ${name || '(unnamed)'}`);
+    bytes = Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength);
+  }
   else bytes = Buffer.from(stream.getContents());
   const subtype = stream.dict.lookup(PDFName.of('Subtype'));
   return {
@@ -198,12 +204,16 @@ function typeCodeOf(xml: Buffer): string | undefined {
 export async function extractHybridPdf(bytes: Uint8Array): Promise<HybridPdf> {
   const offset = pdfHeaderOffset(bytes);
   if (offset < 0) throw broken('Not a PDF: no %PDF- header in the first 1024 bytes', 'pdf-header');
+  assertObjectCount(bytes);
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
   } catch (err) {
+    if (err instanceof MappingError) throw err;
     throw broken(`PDF could not be read: ${(err as Error).message}`);
   }
+  const capHit = capHitWhileLoading(doc.context);
+  if (capHit) throw capHit;
   let catalog: PDFDict;
   try {
     catalog = doc.catalog;
@@ -225,12 +235,15 @@ export async function extractHybridPdf(bytes: Uint8Array): Promise<HybridPdf> {
       const spec = af.lookup(i);
       if (spec instanceof PDFDict && !specs.some(([, s]) => s === spec)) specs.push([undefined, spec]);
     }
+    const { maxEmbeddedFiles } = pdfLimits();
+    if (specs.length > maxEmbeddedFiles) throw pdfTooLarge('max-embedded-files', `The PDF embeds ${specs.length} files; at most ${maxEmbeddedFiles} are accepted`);
     const seen = new Set<string>();
     for (const [name, spec] of specs) {
       let file: EmbeddedFile | undefined;
       try {
         file = embeddedFile(name, spec);
       } catch (err) {
+        if (err instanceof MappingError) throw err;
         // One undecodable attachment must not hide the others.
         xmpIssues.push(`embedded file ${name ?? '(unnamed)'} could not be decoded: ${(err as Error).message}`);
       }
@@ -240,14 +253,16 @@ export async function extractHybridPdf(bytes: Uint8Array): Promise<HybridPdf> {
       }
     }
   } catch (err) {
+    if (err instanceof MappingError) throw err;
     throw broken(`PDF structure is damaged: ${(err as Error).message}`);
   }
   try {
     const metadata = catalog.lookup(PDFName.of('Metadata'));
     if (metadata instanceof PDFRawStream) {
-      xmp = readXmpFacturX(Buffer.from(decodePDFRawStream(metadata).decode()).toString('utf8'));
+      xmp = readXmpFacturX(Buffer.from(decodeCapped(metadata, 'The XMP metadata')).toString('utf8'));
     }
   } catch (err) {
+    if (err instanceof MappingError) throw err;
     xmpIssues.push(`XMP metadata could not be read: ${(err as Error).message}`);
   }
   if (!xmp && !xmpIssues.some((i) => i.startsWith('XMP metadata'))) xmpIssues.push('no Factur-X/ZUGFeRD XMP extension schema in the document metadata');

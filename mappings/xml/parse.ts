@@ -5,6 +5,7 @@
 import libxml from 'libxmljs2';
 import type { Document, Element, ParserOptions } from 'libxmljs2';
 import { MappingError } from '../errors.ts';
+import { assertXmlWithinLimits } from './limits.ts';
 
 export const HARDENED_PARSE_OPTIONS: ParserOptions = {
   noent: false,
@@ -20,6 +21,8 @@ export const HARDENED_PARSE_OPTIONS: ParserOptions = {
 };
 
 export function parseXmlHardened(xml: string | Buffer, what = 'XML document'): Document {
+  // Shape caps first: libxml2 is super-linear on some shapes (thousands of attributes on one element).
+  assertXmlWithinLimits(xml);
   try {
     // A Buffer goes in as bytes so libxml2 honours the declared encoding (ISO-8859-1, UTF-16 …).
     return libxml.parseXml(xml as string, HARDENED_PARSE_OPTIONS);

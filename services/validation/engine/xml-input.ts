@@ -2,6 +2,8 @@
  * Hardened XML intake: one place that turns caller bytes into a parsed document.
  * - No DOCTYPE at all (e-invoice syntaxes never need one): this shuts out XXE, external DTD loading
  *   and entity-expansion bombs (billion laughs) before any parser sees them.
+ * - Shape caps (mappings/xml/limits.ts) refuse documents whose element count, attributes per
+ *   element, depth or text runs would make the parsers below super-linear (PAYLOAD_TOO_LARGE).
  * - libxml2 runs with noent=false (no entity substitution), dtdload=false, nonet=true, huge=false
  *   (libxml2's default size/depth limits), so even a DOCTYPE hidden from the pre-scan cannot
  *   reach the network or the file system.
@@ -9,6 +11,7 @@
 import libxml from 'libxmljs2';
 import type { Document as XmlDocument } from 'libxmljs2';
 import { InvalidXmlInputError, type DocumentSyntax } from './types.ts';
+import { assertXmlWithinLimits } from '../../../mappings/xml/limits.ts';
 
 export const NS = {
   ublInvoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
@@ -84,6 +87,8 @@ export function parseInput(input: string | Uint8Array): ParsedInput {
   const text = decodeXml(input);
   if (text.trim() === '') fail('The document is empty.', 'well-formed');
   assertNoDoctype(text);
+  // Shape caps (elements, attributes, depth, text) before libxml2, XSD and saxon-js see the text.
+  assertXmlWithinLimits(text, undefined, 'body');
   let doc: XmlDocument;
   try {
     doc = libxml.parseXml(text, SAFE_PARSE_OPTIONS);
