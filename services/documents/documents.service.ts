@@ -27,10 +27,9 @@ import { validate } from '../validation/validation.contract.ts';
 import { adapterContracts } from '../adapters/adapters.contract.ts';
 import { CONNECTOR_MANIFESTS } from '../adapters/registry.ts';
 import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
-import {
-  jsonToCanonical, ublToCanonical, ciiToCanonical, ingestAuto, rawDeposit, detectFormat, parseRecipient,
-  type CanonicalInvoice, type ParsedRecipient,
-} from '../../mappings/index.ts';
+import { rawDeposit, detectFormat, parseRecipient, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
+import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
+import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend } from './parse.tasks.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
 import { FRENCH_STATUSES, allowedTransitions, apiStatusOf, canMove, resolveTransition, type Party } from './lifecycle.ts';
 import { SearchError, afterCursor, compileFilters, cursorValues, orderBy, parseSort } from './search.ts';
@@ -209,7 +208,16 @@ function fromCanonical(c: CanonicalInvoice): Pick<Artefact, 'number' | 'issueDat
   };
 }
 
-async function buildArtefact(ctx: Context, p: SendParams, country: string | undefined): Promise<Artefact> {
+/** A parse task of the send path, on the document workers (or inline when small); pure-layer errors become DomainErrors. */
+async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[], size: number): Promise<T> {
+  try {
+    return await workers.run<T>(PARSE_TASKS, fn, args, size);
+  } catch (err) {
+    return asDomainError(err);
+  }
+}
+
+async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, country: string | undefined): Promise<Artefact> {
   const base = { filename: null, xml: null, xmlSyntax: null, hasPdf: false, storedFormat: null, fileId: null } as const;
   const countryParam = country ? { country } : {};
   switch (p.format) {
@@ -223,8 +231,9 @@ async function buildArtefact(ctx: Context, p: SendParams, country: string | unde
       }
       const result = await call(ctx, validate, { format: 'json', type: p.type, ...(p.documentSubtype !== undefined ? { documentSubtype: p.documentSubtype } : {}), ...(p.selfBilled !== undefined ? { selfBilled: p.selfBilled } : {}), document: p.document, ...countryParam });
       if (!result.valid) throw validationFailed(result.findings);
-      const canonical = pure(() => jsonToCanonical({ type: p.type, documentSubtype: p.documentSubtype, selfBilled: p.selfBilled, document: p.document }, { today: systemClock.now().toISOString().slice(0, 10) }));
+      const envelope: JsonEnvelope = { type: p.type, documentSubtype: p.documentSubtype, selfBilled: p.selfBilled, document: p.document };
       const xml = result.renderedXml!;
+      const canonical = await parseOnWorkers<CanonicalInvoice>(workers, 'canonicalFromJson', [envelope, systemClock.now().toISOString().slice(0, 10)], xml.length);
       return { ...base, ...fromCanonical(canonical), original: Buffer.from(xml, 'utf8'), originalContentType: 'application/xml', xml, xmlSyntax: 'ubl-2.1' };
     }
     case 'ubl-xml':
@@ -239,7 +248,7 @@ async function buildArtefact(ctx: Context, p: SendParams, country: string | unde
       }
       const result = await call(ctx, validate, { format: p.format, xml: p.xml, ...countryParam });
       if (!result.valid) throw validationFailed(result.findings);
-      const parsed = pure(() => (p.format === 'ubl-xml' ? ublToCanonical(bytes) : ciiToCanonical(bytes)));
+      const parsed = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromXml', [p.format, bytes], bytes.length);
       return { ...base, ...fromCanonical(parsed.canonical), original: bytes, originalContentType: 'application/xml', xml: p.xml, xmlSyntax: parsed.syntax };
     }
     case 'auto': {
@@ -248,13 +257,12 @@ async function buildArtefact(ctx: Context, p: SendParams, country: string | unde
       const bytes = decodeBase64Field(content, 'file.content');
       const result = await call(ctx, validate, { format: 'auto', file: { content }, ...countryParam });
       if (!result.valid) throw validationFailed(result.findings);
-      let deposit;
-      try { deposit = await ingestAuto(bytes); } catch (err) { asDomainError(err); }
-      const xml = deposit.hybrid ? deposit.hybrid.xml.toString('utf8') : bytes.toString('utf8');
+      const deposit = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromDeposit', [bytes], bytes.length);
+      const hybrid = deposit.hybridXml !== undefined;
       return {
-        ...base, ...fromCanonical(deposit.parsed.canonical), original: bytes,
-        originalContentType: deposit.hybrid ? 'application/pdf' : 'application/xml', filename: p.file?.filename ?? p.filename ?? null,
-        xml, xmlSyntax: deposit.parsed.syntax, hasPdf: deposit.hybrid !== undefined,
+        ...base, ...fromCanonical(deposit.canonical), original: bytes,
+        originalContentType: hybrid ? 'application/pdf' : 'application/xml', filename: p.file?.filename ?? p.filename ?? null,
+        xml: deposit.hybridXml ?? bytes.toString('utf8'), xmlSyntax: deposit.syntax, hasPdf: hybrid,
       };
     }
     default: {
@@ -318,6 +326,8 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
 
 type DocsThis = Service & {
   recordEvent(ctx: Context, em: EntityManager, input: OutboxEventInput): Promise<unknown>;
+  /** Document workers: the send path's parsing runs there, off the event loop. */
+  workers: WorkerPool;
 };
 
 async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<DocumentView> {
@@ -338,7 +348,7 @@ async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<Doc
   }
 
   const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth) : undefined;
-  const artefact = await buildArtefact(ctx, p, resolved?.country);
+  const artefact = await buildArtefact(this.workers, ctx, p, resolved?.country);
   const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;
 
   const clock = await companyClock(em, company.id);
@@ -662,6 +672,15 @@ async function applyEverywhere(this: DocsThis, ctx: Context, tx: EntityManager, 
 const DocumentsService: ServiceSchema = {
   name: 'documents',
   mixins: [OrmMixin, OutboxMixin, SchedulerMixin({ [DELIVER_JOB]: { batch: 10, async handle(this: Service, jobs, em) { for (const job of jobs) await deliverJob.call(this, job, em); } } })],
+
+  started() {
+    const self = this as unknown as DocsThis;
+    self.workers = acquireWorkerPool();
+    self.workers.preload(PARSE_TASKS);
+  },
+  async stopped() {
+    await releaseWorkerPool((this as unknown as DocsThis).workers);
+  },
 
   actions: {
     send: implement(contract.send, async function (this: DocsThis, ctx) {

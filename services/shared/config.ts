@@ -3,6 +3,10 @@
  * infrastructure (PORT, DATABASE_URL, REDIS_URL, NATS_URL), `EINV_*` for everything of ours,
  * `MOL_*` only inside moleculer.config.ts. The README's env-var table lists every entry.
  */
+import type { XmlLimits } from '../../mappings/xml/limits.ts';
+import type { PdfLimits } from '../../mappings/factur-x/limits.ts';
+import { availableParallelism } from 'node:os';
+
 function int(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -84,6 +88,10 @@ export interface AppConfig {
   jwt: JwtConfig;
   /** Throttle of failed authentications and caps on credentials (services/gateway/auth-failures.ts, tenancy, identity). */
   credentials: CredentialsConfig;
+  /** The worker processes that parse and validate documents (services/shared/worker-pool.ts). */
+  workers: WorkersConfig;
+  /** Caps on the shape of every XML and PDF input, checked before any parser sees it. */
+  inputLimits: InputLimits;
 }
 
 export interface CredentialsConfig {
@@ -95,6 +103,24 @@ export interface CredentialsConfig {
   maxApiKeysPerOrganization: number;
   /** Live (unrevoked) integrations an organization may hold. */
   maxIntegrationsPerOrganization: number;
+}
+
+export interface WorkersConfig {
+  /** Worker processes (default: the cores available). */
+  size: number;
+  /** A task running longer than this on its worker fails (DOCUMENT_TOO_COMPLEX) and the worker is replaced, in ms. */
+  taskBudgetMs: number;
+  /** Tasks waiting for a worker at most; beyond, UPSTREAM_UNAVAILABLE with Retry-After. */
+  maxQueue: number;
+  /** V8 heap of one worker (--max-old-space-size), in MB. */
+  memoryMb: number;
+  /** Inputs smaller than this many bytes are parsed inline (cheaper than a round trip to a worker). */
+  inlineMaxBytes: number;
+}
+
+export interface InputLimits {
+  xml: XmlLimits;
+  pdf: PdfLimits;
 }
 
 export interface JwtConfig {
@@ -186,6 +212,26 @@ export function loadConfig(): AppConfig {
       authFailureWindowSeconds: Math.max(1, int('EINV_AUTH_FAILURE_WINDOW_SECONDS', 60)),
       maxApiKeysPerOrganization: int('EINV_MAX_API_KEYS_PER_ORGANIZATION', 100),
       maxIntegrationsPerOrganization: int('EINV_MAX_INTEGRATIONS_PER_ORGANIZATION', 100),
+    },
+    workers: {
+      size: Math.max(1, int('EINV_WORKERS', availableParallelism())),
+      taskBudgetMs: int('EINV_WORKER_TASK_BUDGET_MS', 15_000),
+      maxQueue: int('EINV_WORKER_MAX_QUEUE', 200),
+      memoryMb: int('EINV_WORKER_MEMORY_MB', 512),
+      inlineMaxBytes: int('EINV_WORKER_INLINE_MAX_BYTES', 16 * 1024),
+    },
+    inputLimits: {
+      xml: {
+        maxElements: int('EINV_XML_MAX_ELEMENTS', 1_000_000),
+        maxAttributesPerElement: int('EINV_XML_MAX_ATTRIBUTES', 256),
+        maxDepth: int('EINV_XML_MAX_DEPTH', 128),
+        maxTextLength: int('EINV_XML_MAX_TEXT_BYTES', 8 * 1024 * 1024),
+      },
+      pdf: {
+        maxInflatedBytes: int('EINV_PDF_MAX_INFLATED_BYTES', 32 * 1024 * 1024),
+        maxEmbeddedFiles: int('EINV_PDF_MAX_EMBEDDED_FILES', 64),
+        maxObjects: int('EINV_PDF_MAX_OBJECTS', 100_000),
+      },
     },
   };
 }

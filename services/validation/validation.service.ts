@@ -2,8 +2,8 @@ import type { ServiceSchema } from 'moleculer';
 import { implement } from '../shared/contract.ts';
 import { DomainError, rethrowAsDomainError, decodeBase64Field } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
-import { jsonToCanonical, canonicalToUbl, ingestAuto } from '../../mappings/index.ts';
-import { validate as runValidation, warmUp, type ValidationResult } from './engine/index.ts';
+import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
+import { VALIDATION_TASKS, inputSize, type ValidationInput, type ValidationOutcome } from './validation.tasks.ts';
 import { validate, type ValidateParams, type ValidateResult } from './validation.contract.ts';
 
 function required<T>(value: T | undefined, field: string, format: string): T {
@@ -11,37 +11,39 @@ function required<T>(value: T | undefined, field: string, format: string): T {
   return value;
 }
 
-async function run(params: ValidateParams): Promise<ValidationResult & { renderedXml?: string }> {
-  const options = params.country ? { country: params.country } : {};
+function inputOf(params: ValidateParams): ValidationInput {
   switch (params.format) {
-    case 'json': {
-      const canonical = jsonToCanonical({ type: params.type, documentSubtype: params.documentSubtype, selfBilled: params.selfBilled, document: required(params.document, 'document', 'json') }, { today: systemClock.now().toISOString().slice(0, 10) });
-      const renderedXml = canonicalToUbl(canonical);
-      return { ...runValidation(renderedXml, options), renderedXml };
-    }
+    case 'json':
+      return { format: 'json', type: params.type, documentSubtype: params.documentSubtype, selfBilled: params.selfBilled, document: required(params.document, 'document', 'json'), today: systemClock.now().toISOString().slice(0, 10) };
     case 'ubl-xml':
     case 'cii-xml':
-      return runValidation(required(params.xml, 'xml', params.format), options);
-    case 'auto': {
-      const deposit = await ingestAuto(decodeBase64Field(required(params.file, 'file', 'auto').content, 'file.content'));
-      // A hybrid PDF is validated on the CII it carries; the caller's bytes stay the record.
-      return runValidation(deposit.hybrid ? deposit.hybrid.xml : deposit.original, options);
-    }
+      return { format: params.format, xml: required(params.xml, 'xml', params.format) };
+    case 'auto':
+      return { format: 'auto', bytes: decodeBase64Field(required(params.file, 'file', 'auto').content, 'file.content') };
   }
 }
+
+interface ValidationThis { workers: WorkerPool }
 
 const ValidationService: ServiceSchema = {
   name: 'validation',
   started() {
-    // Load XSDs and compiled packs now rather than on the first request (skipped under jest,
-    // where most test apps never validate).
-    if (process.env.NODE_ENV !== 'test') warmUp();
+    // Parsing and rule packs run on the document workers (off the event loop); each worker loads
+    // the XSDs and compiled packs when it starts, not on its first request.
+    const self = this as unknown as ValidationThis;
+    self.workers = acquireWorkerPool();
+    self.workers.preload(VALIDATION_TASKS);
+  },
+  async stopped() {
+    await releaseWorkerPool((this as unknown as ValidationThis).workers);
   },
   actions: {
-    validate: implement(validate, async (ctx): Promise<ValidateResult> => {
-      let result: ValidationResult & { renderedXml?: string };
+    validate: implement(validate, async function (this: ValidationThis, ctx): Promise<ValidateResult> {
+      let result: ValidationOutcome;
       try {
-        result = await run(ctx.params);
+        const input = inputOf(ctx.params);
+        const options = ctx.params.country ? { country: ctx.params.country } : {};
+        result = await this.workers.run<ValidationOutcome>(VALIDATION_TASKS, 'validateInput', [input, options], inputSize(input));
       } catch (err) {
         rethrowAsDomainError(err);
       }

@@ -1,0 +1,247 @@
+/**
+ * Heavy document work (XML and PDF parsing, XSD, Schematron, JSON rendering of large invoices)
+ * runs here, off the event loop, so one request can never stall the others nor `/health/liveness`.
+ *
+ * - Workers are child processes, one task at a time each, as many as the cores (EINV_WORKERS).
+ *   Not worker_threads: libxmljs2 is not context-aware (a plain NODE_MODULE addon), so it loads in
+ *   one thread per process only; separate processes also keep libxml2's native memory and any
+ *   crash away from the API process.
+ * - A task names a module (by URL) and one of its exported functions; the worker imports the
+ *   module on first use (and at spawn for modules registered with `preload`). Workers run the same
+ *   TypeScript files the main process runs, with Node's own type stripping, so they work the same
+ *   under `npm start`, jest and the benches.
+ * - Budget: a task that runs longer than EINV_WORKER_TASK_BUDGET_MS on its worker fails with
+ *   DOCUMENT_TOO_COMPLEX; the worker is killed and replaced. The clock starts when a ready worker
+ *   receives the task (a worker does nothing else meanwhile, so this is the task's CPU time),
+ *   never while it waits in the queue or while a worker boots.
+ * - A worker that dies mid-task (out of memory under EINV_WORKER_MEMORY_MB) fails that task the
+ *   same way; a full queue answers UPSTREAM_UNAVAILABLE with Retry-After.
+ * - Small inputs (under EINV_WORKER_INLINE_MAX_BYTES) run inline: for them the round trip to a
+ *   worker costs more than the work, and the input caps keep their cost bounded.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { DomainError, isErrorCode, type DomainErrorData } from './errors.ts';
+import { loadConfig, type WorkersConfig } from './config.ts';
+import { configureInputLimits } from './input-limits.ts';
+
+const ENTRY = fileURLToPath(new URL('./worker-entry.ts', import.meta.url));
+
+/** Messages between the pool and a worker (worker-entry.ts). */
+export type ToWorker =
+  | { kind: 'task'; id: number; module: string; fn: string; args: unknown[] }
+  | { kind: 'preload'; module: string };
+export type FromWorker =
+  | { kind: 'ready' }
+  | { kind: 'done'; id: number; value: unknown }
+  | { kind: 'failed'; id: number; error: SerializedError };
+export interface SerializedError { name: string; message: string; code?: unknown; type?: unknown; details?: unknown; data?: unknown }
+
+interface Task {
+  id: number;
+  module: string;
+  fn: string;
+  args: unknown[];
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+interface Worker {
+  child: ChildProcess;
+  ready: boolean;
+  task?: Task;
+  timer?: NodeJS.Timeout;
+  startedAt?: number;
+}
+
+export interface PoolStats {
+  workers: number;
+  busy: number;
+  queued: number;
+  /** Workers killed for a task over budget, and workers that died on their own, since start. */
+  killed: number;
+  crashed: number;
+}
+
+function rebuildError(e: SerializedError): Error {
+  if (isErrorCode(e.type)) return new DomainError(e.type, e.message, (e.data ?? {}) as DomainErrorData);
+  // A pure layer's error (MappingError, InvalidXmlInputError): code + details, read by rethrowAsDomainError.
+  return Object.assign(new Error(e.message), { name: e.name, code: e.code, details: e.details, type: e.type, data: e.data });
+}
+
+export class WorkerPool {
+  readonly options: WorkersConfig;
+  private readonly workers = new Set<Worker>();
+  private readonly queue: Task[] = [];
+  private readonly preloaded: string[] = [];
+  private nextId = 1;
+  private stopped = false;
+  private killed = 0;
+  private crashed = 0;
+
+  constructor(options: WorkersConfig) {
+    this.options = options;
+  }
+
+  /** Workers import this module (and call its `warmUp` export) before they take tasks. */
+  preload(moduleUrl: string): void {
+    if (this.preloaded.includes(moduleUrl)) return;
+    this.preloaded.push(moduleUrl);
+    for (const w of this.workers) w.child.send({ kind: 'preload', module: moduleUrl } satisfies ToWorker);
+  }
+
+  /**
+   * Runs `fn` of `moduleUrl` with `args`: inline when `size` (bytes of input) is under the inline
+   * threshold, else on a worker. Arguments and result cross as structured clones (a Buffer comes
+   * back as a Uint8Array).
+   */
+  async run<T>(moduleUrl: string, fn: string, args: unknown[], size: number): Promise<T> {
+    if (size < this.options.inlineMaxBytes) {
+      const mod = await import(moduleUrl) as Record<string, (...a: unknown[]) => unknown>;
+      return await mod[fn]!(...args) as T;
+    }
+    return this.submit<T>(moduleUrl, fn, args);
+  }
+
+  /** Always on a worker, whatever the size. */
+  submit<T>(moduleUrl: string, fn: string, args: unknown[]): Promise<T> {
+    if (this.stopped) return Promise.reject(new DomainError('UPSTREAM_UNAVAILABLE', 'The document workers are stopping; retry shortly', { retryAfter: 1 }));
+    if (this.queue.length >= this.options.maxQueue) {
+      return Promise.reject(new DomainError('UPSTREAM_UNAVAILABLE', 'Too many documents are being processed right now; retry after the delay given', { retryAfter: 1 }));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, module: moduleUrl, fn, args, resolve: resolve as (v: unknown) => void, reject });
+      this.dispatch();
+    });
+  }
+
+  stats(): PoolStats {
+    let busy = 0;
+    for (const w of this.workers) if (w.task) busy++;
+    return { workers: this.workers.size, busy, queued: this.queue.length, killed: this.killed, crashed: this.crashed };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.queue.splice(0)) t.reject(new DomainError('UPSTREAM_UNAVAILABLE', 'The document workers stopped; retry shortly', { retryAfter: 1 }));
+    await Promise.all([...this.workers].map((w) => this.retire(w)));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const idle = [...this.workers].find((w) => w.ready && !w.task);
+      if (!idle) {
+        if (this.workers.size < this.options.size) this.spawn();
+        return;
+      }
+      this.start(idle, this.queue.shift()!);
+    }
+  }
+
+  private start(w: Worker, task: Task): void {
+    w.task = task;
+    w.startedAt = performance.now();
+    w.timer = setTimeout(() => this.overBudget(w), this.options.taskBudgetMs);
+    w.child.send({ kind: 'task', id: task.id, module: task.module, fn: task.fn, args: task.args } satisfies ToWorker);
+  }
+
+  private spawn(): void {
+    const child = fork(ENTRY, this.preloaded, {
+      serialization: 'advanced',
+      execArgv: [`--max-old-space-size=${this.options.memoryMb}`, '--disable-warning=ExperimentalWarning'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const w: Worker = { child, ready: false };
+    this.workers.add(w);
+    child.on('message', (m: FromWorker) => this.onMessage(w, m));
+    child.on('exit', () => this.onExit(w));
+    child.on('error', () => { /* 'exit' follows and does the bookkeeping */ });
+  }
+
+  private onMessage(w: Worker, m: FromWorker): void {
+    if (m.kind === 'ready') {
+      w.ready = true;
+      this.dispatch();
+      return;
+    }
+    const task = w.task;
+    if (!task || task.id !== m.id) return;
+    this.finish(w);
+    if (m.kind === 'done') task.resolve(m.value);
+    else task.reject(rebuildError(m.error));
+    this.dispatch();
+  }
+
+  private finish(w: Worker): void {
+    clearTimeout(w.timer);
+    w.task = undefined;
+    w.timer = undefined;
+  }
+
+  private overBudget(w: Worker): void {
+    const task = w.task;
+    if (!task) return;
+    this.finish(w);
+    this.killed++;
+    task.reject(new DomainError('DOCUMENT_TOO_COMPLEX',
+      `Processing the document took more than its budget of ${this.options.taskBudgetMs} ms and was stopped; send a smaller or simpler document`,
+      { details: [{ field: 'body', rule: 'cpu-budget', message: `processing budget of ${this.options.taskBudgetMs} ms exceeded` }] }));
+    void this.retire(w);
+  }
+
+  private onExit(w: Worker): void {
+    if (!this.workers.delete(w)) return;
+    if (!w.ready) {
+      // A worker that cannot even start is our fault, not the document's: fail what waits, and
+      // spawn again only for the next task (no crash loop).
+      for (const t of this.queue.splice(0)) t.reject(new Error(`document worker exited before it was ready (code ${w.child.exitCode}, signal ${w.child.signalCode})`));
+      return;
+    }
+    const task = w.task;
+    if (task) {
+      this.finish(w);
+      this.crashed++;
+      task.reject(new DomainError('DOCUMENT_TOO_COMPLEX',
+        'Processing the document exhausted the resources of its worker (memory) and was stopped; send a smaller or simpler document',
+        { details: [{ field: 'body', rule: 'worker-resources', message: `worker memory limit of ${this.options.memoryMb} MB` }] }));
+    }
+    // Replace it for whatever still waits.
+    if (!this.stopped) this.dispatch();
+  }
+
+  /** Kills a worker now (it may be stuck in a synchronous loop: no cooperative shutdown). */
+  private retire(w: Worker): Promise<void> {
+    this.workers.delete(w);
+    if (w.child.exitCode !== null || w.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      w.child.once('exit', () => resolve());
+      w.child.kill('SIGKILL');
+      if (!this.stopped) this.dispatch();
+    });
+  }
+}
+
+let shared: { pool: WorkerPool; users: number } | undefined;
+
+/**
+ * The process's pool (validation and documents share it in the embedded mode), created with
+ * loadConfig()'s settings on first use. Each service acquires it in `started` and releases it in
+ * `stopped`; the last release stops the workers.
+ */
+export function acquireWorkerPool(): WorkerPool {
+  if (!shared) {
+    const config = loadConfig();
+    // Inline runs apply the same input caps as the workers.
+    configureInputLimits(config.inputLimits);
+    shared = { pool: new WorkerPool(config.workers), users: 0 };
+  }
+  shared.users++;
+  return shared.pool;
+}
+
+export async function releaseWorkerPool(pool: WorkerPool): Promise<void> {
+  if (!shared || shared.pool !== pool) return;
+  if (--shared.users > 0) return;
+  shared = undefined;
+  await pool.stop();
+}
