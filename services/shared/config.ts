@@ -215,7 +215,9 @@ export function loadConfig(): AppConfig {
     },
     workers: {
       size: Math.max(1, int('EINV_WORKERS', availableParallelism())),
-      taskBudgetMs: int('EINV_WORKER_TASK_BUDGET_MS', 15_000),
+      // Below the broker's request timeout (MOL_REQUEST_TIMEOUT_MS, 10 s), so an over-budget document gets
+      // its own clear error rather than a timeout the broker would retry.
+      taskBudgetMs: int('EINV_WORKER_TASK_BUDGET_MS', 8_000),
       maxQueue: int('EINV_WORKER_MAX_QUEUE', 200),
       memoryMb: int('EINV_WORKER_MEMORY_MB', 512),
       inlineMaxBytes: int('EINV_WORKER_INLINE_MAX_BYTES', 16 * 1024),

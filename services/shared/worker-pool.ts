@@ -61,6 +61,8 @@ export interface PoolStats {
   /** Workers killed for a task over budget, and workers that died on their own, since start. */
   killed: number;
   crashed: number;
+  /** Process ids of the live workers. */
+  pids: number[];
 }
 
 function rebuildError(e: SerializedError): Error {
@@ -118,7 +120,8 @@ export class WorkerPool {
   stats(): PoolStats {
     let busy = 0;
     for (const w of this.workers) if (w.task) busy++;
-    return { workers: this.workers.size, busy, queued: this.queue.length, killed: this.killed, crashed: this.crashed };
+    const pids = [...this.workers].map((w) => w.child.pid).filter((pid): pid is number => pid !== undefined);
+    return { workers: this.workers.size, busy, queued: this.queue.length, killed: this.killed, crashed: this.crashed, pids };
   }
 
   async stop(): Promise<void> {
@@ -148,6 +151,8 @@ export class WorkerPool {
   private spawn(): void {
     const child = fork(ENTRY, this.preloaded, {
       serialization: 'advanced',
+      // This module's view of the environment (under jest a per-file copy), so workers read the same configuration.
+      env: process.env,
       execArgv: [`--max-old-space-size=${this.options.memoryMb}`, '--disable-warning=ExperimentalWarning'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
