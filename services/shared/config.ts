@@ -114,7 +114,7 @@ export interface WorkersConfig {
   maxQueue: number;
   /** V8 heap of one worker (--max-old-space-size), in MB. */
   memoryMb: number;
-  /** Inputs smaller than this many bytes are parsed inline (cheaper than a round trip to a worker). */
+  /** The send path maps inputs smaller than this many bytes to the canonical model inline (cheaper than a round trip to a worker); validation always runs on a worker. */
   inlineMaxBytes: number;
 }
 
@@ -220,7 +220,7 @@ export function loadConfig(): AppConfig {
       taskBudgetMs: int('EINV_WORKER_TASK_BUDGET_MS', 8_000),
       maxQueue: int('EINV_WORKER_MAX_QUEUE', 200),
       memoryMb: int('EINV_WORKER_MEMORY_MB', 512),
-      inlineMaxBytes: int('EINV_WORKER_INLINE_MAX_BYTES', 16 * 1024),
+      inlineMaxBytes: int('EINV_WORKER_INLINE_MAX_BYTES', 64 * 1024),
     },
     inputLimits: {
       xml: {

@@ -38,13 +38,3 @@ export async function validateInput(input: ValidationInput, options: ValidateOpt
     }
   }
 }
-
-/** Bytes of input a task works on, for the pool's inline threshold (JSON: its serialised length). */
-export function inputSize(input: ValidationInput): number {
-  switch (input.format) {
-    case 'json': return JSON.stringify(input.document).length;
-    case 'ubl-xml':
-    case 'cii-xml': return input.xml.length;
-    case 'auto': return input.bytes.byteLength;
-  }
-}
