@@ -1,6 +1,6 @@
 import type { ServiceSchema } from 'moleculer';
 import { implement } from '../shared/contract.ts';
-import { DomainError, rethrowAsDomainError, decodeBase64Field } from '../shared/errors.ts';
+import { DomainError, rethrowAsDomainError } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
 import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
 import { VALIDATION_TASKS, type ValidationInput, type ValidationOutcome } from './validation.tasks.ts';
@@ -19,7 +19,7 @@ function inputOf(params: ValidateParams): ValidationInput {
     case 'cii-xml':
       return { format: params.format, xml: required(params.xml, 'xml', params.format) };
     case 'auto':
-      return { format: 'auto', bytes: decodeBase64Field(required(params.file, 'file', 'auto').content, 'file.content') };
+      return { format: 'auto', base64: required(params.file, 'file', 'auto').content };
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { jsonToCanonical, canonicalToUbl, ingestAuto } from '../../mappings/index.ts';
 import { validate as runValidation, warmUp as warmUpEngine, type ValidateOptions, type ValidationResult } from './engine/index.ts';
+import { decodeBase64Field } from '../shared/errors.ts';
 
 export const VALIDATION_TASKS = import.meta.url;
 
@@ -12,7 +13,8 @@ export const VALIDATION_TASKS = import.meta.url;
 export type ValidationInput =
   | { format: 'json'; type: string | undefined; documentSubtype: string | number | undefined; selfBilled: boolean | undefined; document: Record<string, unknown>; today: string }
   | { format: 'ubl-xml' | 'cii-xml'; xml: string }
-  | { format: 'auto'; bytes: Uint8Array };
+  /** The deposit as the caller sent it: decoding megabytes of base64 is work for the worker too. */
+  | { format: 'auto'; base64: string };
 
 export type ValidationOutcome = ValidationResult & { renderedXml?: string };
 
@@ -32,7 +34,7 @@ export async function validateInput(input: ValidationInput, options: ValidateOpt
     case 'cii-xml':
       return runValidation(input.xml, options);
     case 'auto': {
-      const deposit = await ingestAuto(input.bytes);
+      const deposit = await ingestAuto(decodeBase64Field(input.base64, 'file.content'));
       // A hybrid PDF is validated on the CII it carries; the caller's bytes stay the record.
       return runValidation(deposit.hybrid ? deposit.hybrid.xml : deposit.original, options);
     }
