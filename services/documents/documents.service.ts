@@ -254,9 +254,11 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, c
     case 'auto': {
       const content = p.file?.content;
       if (!content) throw missing('file.content', 'format=auto needs `file.content` (base64) or a raw body');
-      const bytes = decodeBase64Field(content, 'file.content');
+      // Validation checks the base64 (on a worker, refusing it with the same 400 as decodeBase64Field);
+      // only a valid deposit is decoded here, without a second multi-megabyte check on the event loop.
       const result = await call(ctx, validate, { format: 'auto', file: { content }, ...countryParam });
       if (!result.valid) throw validationFailed(result.findings);
+      const bytes = Buffer.from(content, 'base64');
       const deposit = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromDeposit', [bytes], bytes.length);
       const hybrid = deposit.hybridXml !== undefined;
       return {
