@@ -96,6 +96,11 @@ export class WorkerPool {
     for (const w of this.workers) w.child.send({ kind: 'preload', module: moduleUrl } satisfies ToWorker);
   }
 
+  /** Starts every worker now rather than on the first tasks (they preload their modules before taking any). */
+  startAll(): void {
+    while (!this.stopped && this.workers.size < this.options.size) this.spawn();
+  }
+
   /**
    * Runs `fn` of `moduleUrl` with `args`: inline when `size` (bytes of input) is under the inline
    * threshold, else on a worker. Arguments and result cross as structured clones (a Buffer comes

@@ -29,10 +29,12 @@ const ValidationService: ServiceSchema = {
   name: 'validation',
   started() {
     // Parsing and rule packs run on the document workers (off the event loop); each worker loads
-    // the XSDs and compiled packs when it starts, not on its first request.
+    // the XSDs and compiled packs before it takes its first task.
     const self = this as unknown as ValidationThis;
     self.workers = acquireWorkerPool();
     self.workers.preload(VALIDATION_TASKS);
+    // Workers boot now, not on the first request (skipped under jest, where most test apps never validate).
+    if (process.env.NODE_ENV !== 'test') self.workers.startAll();
   },
   async stopped() {
     await releaseWorkerPool((this as unknown as ValidationThis).workers);
