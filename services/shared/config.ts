@@ -108,7 +108,7 @@ export interface CredentialsConfig {
 export interface WorkersConfig {
   /** Worker processes (default: the cores available). */
   size: number;
-  /** A task running longer than this on its worker fails (DOCUMENT_TOO_COMPLEX) and the worker is replaced, in ms. */
+  /** A task using more CPU time than this on its worker (or twice this in wall time) fails with DOCUMENT_TOO_COMPLEX and the worker is replaced, in ms. */
   taskBudgetMs: number;
   /** Tasks waiting for a worker at most; beyond, UPSTREAM_UNAVAILABLE with Retry-After. */
   maxQueue: number;

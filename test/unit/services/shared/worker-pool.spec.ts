@@ -43,6 +43,13 @@ describe('WorkerPool', () => {
     expect(after.pid).not.toBe(first.pid);
   });
 
+  it('counts CPU time, not time spent off the CPU, up to twice the budget in wall time', async () => {
+    p = pool({ size: 1, taskBudgetMs: 400 });
+    await expect(p.run(TASKS, 'idle', [600], 100)).resolves.toBe('rested');
+    expect(p.stats().killed).toBe(0);
+    await expect(p.run(TASKS, 'idle', [5_000], 100)).rejects.toMatchObject({ type: 'DOCUMENT_TOO_COMPLEX' });
+  });
+
   it('starts the budget when a worker takes the task, not while it waits in the queue', async () => {
     p = pool({ size: 1, taskBudgetMs: 1_000 });
     const results = await Promise.all([p.run(TASKS, 'spin', [600], 100), p.run(TASKS, 'spin', [600], 100)]);
