@@ -126,6 +126,11 @@ export const send = defineAction<SendParams, DocumentView>(SERVICE, 'send', {
     location: (r: DocumentView) => `/v1/documents/${r.id}`,
     summary: 'Send a document (json, ubl-xml, cii-xml, auto, raw). A non-JSON body is a raw-body deposit: the file itself, with `format` (default raw), `type`, `to`, `contentType` and `filename` as query parameters',
     response: documentSchema,
+    errors: {
+      413: 'PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule: max-elements, max-attributes, max-depth, max-text-length, max-inflated-bytes, max-embedded-files, max-objects)',
+      422: 'UBL_VALIDATION_FAILED, RECIPIENT_NOT_FOUND, RECIPIENT_CANNOT_RECEIVE, DOCUMENT_TOO_COMPLEX (processing exceeded its CPU-time or memory budget)',
+      503: 'UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After',
+    },
   },
 });
 

@@ -131,6 +131,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
   if (http.access !== 'public') {
     Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN') });
   }
+  for (const [code, description] of Object.entries(http.errors ?? {})) errors[code] = errorResponse(description);
   return {
     operationId: contract.action,
     summary: http.summary,

@@ -83,6 +83,8 @@ export interface HttpBinding {
   deprecated?: Deprecation;
   /** `oauth`: errors are rendered as RFC 6749 token-endpoint errors instead of the envelope. */
   errorFormat?: 'envelope' | 'oauth';
+  /** Error answers of this operation beyond the common ones (400, 401, 403, 409, 429, 500): status → the codes it carries. */
+  errors?: Record<number, string>;
 }
 
 export interface Deprecation {

@@ -64,6 +64,11 @@ export const validate = defineAction<ValidateParams, ValidateResult>('validation
   http: {
     method: 'POST', path: '/v1/documents/validate', access: 'send', tag: 'Documents',
     summary: 'Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country\'s rules, with plain-language findings',
+    errors: {
+      413: 'PAYLOAD_TOO_LARGE: body over EINV_MAX_JSON_BYTES, or a document over an input cap (details[].rule: max-elements, max-attributes, max-depth, max-text-length, max-inflated-bytes, max-embedded-files, max-objects)',
+      422: 'DOCUMENT_TOO_COMPLEX (processing exceeded its CPU-time or memory budget)',
+      503: 'UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After',
+    },
     response: {
       type: 'object',
       required: ['valid', 'profile', 'syntax', 'packs', 'findings'],

@@ -99,6 +99,18 @@ describe('with the default caps', () => {
     }
   }, 60_000);
 
+  it('documents the cap and budget errors in the OpenAPI and the error catalogue', async () => {
+    const spec = (await api(t.baseUrl, 'GET', '/v1/openapi.json')).body;
+    for (const path of ['/v1/documents/send', '/v1/documents/validate']) {
+      const responses = spec.paths[path].post.responses;
+      expect(responses['413'].description).toContain('max-inflated-bytes');
+      expect(responses['422'].description).toContain('DOCUMENT_TOO_COMPLEX');
+    }
+    const catalogue = (await api(t.baseUrl, 'GET', '/docs/errors')).body;
+    expect(catalogue.DOCUMENT_TOO_COMPLEX).toMatchObject({ status: 422, type: 'validation_error' });
+    expect(catalogue.PAYLOAD_TOO_LARGE).toMatchObject({ status: 413 });
+  });
+
   it('keeps liveness answering while a large invoice validates on a worker', async () => {
     // 600 lines: the largest invoice under the 1 MiB JSON body cap of POST /v1/documents/validate.
     const xml = largeInvoice(CORPUS, 600);
