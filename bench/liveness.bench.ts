@@ -8,6 +8,8 @@
  *   (two at a time, until the CPU budget stops them);
  * - deep nesting, a huge text node and a million elements (refused by the caps);
  * - a 1 MB PDF whose embedded file inflates to 1 GB (refused by the inflate cap);
+ * - a valid 4,000-line JSON invoice sent with format=json (rendered, validated and mapped on the
+ *   workers, then stored);
  * - a valid 10,000-line invoice validated (validation.validate), then sent with format=auto
  *   (validated and parsed on the workers, then stored).
  *
@@ -23,7 +25,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import { startBenchApp, percentile, writeResults } from './support/bench-app.ts';
 import { loadOffThread, type LoadRequest } from './support/load-thread.ts';
-import { deepNesting, hugeText, largeInvoice, manyAttributes, manyElements, pdfInflateBomb } from '../test/support/hostile-inputs.ts';
+import { deepNesting, hugeText, largeInvoice, largeJsonInvoice, manyAttributes, manyElements, pdfInflateBomb } from '../test/support/hostile-inputs.ts';
 import { CORPUS } from '../test/unit/mappings/support/corpus.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -94,6 +96,12 @@ await measure('depth / text / element caps (3 kinds × 3, 3 concurrent)', () => 
 
 const bomb = await pdfInflateBomb(1024 ** 3);
 await measure(`PDF inflate bomb ${(bomb.length / 1e6).toFixed(1)} MB → 1 GB (8, 2 concurrent)`, () => loadOffThread([sendRaw(bomb, 'application/pdf')], 8, 2));
+
+const jsonSend: LoadRequest = {
+  url: `${base}/v1/documents/send`, method: 'POST', headers: { authorization: `Bearer ${alice.apiKey}`, 'content-type': 'application/json' },
+  body: bytes(JSON.stringify({ type: 'invoice', format: 'json', to: bob.company.peppolId, document: largeJsonInvoice(`BIG-${Date.now()}`, 4_000) })),
+};
+await measure(`4,000-line JSON invoice, format=json send (${(jsonSend.body.length / 1e6).toFixed(1)} MB)`, () => loadOffThread([jsonSend], 1, 1));
 
 const invoice = largeInvoice(CORPUS, LINES);
 await measure(`${LINES.toLocaleString('en')}-line invoice validates (${(invoice.length / 1e6).toFixed(1)} MB, validation.validate)`, async () => {

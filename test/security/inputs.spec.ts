@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { api, bootstrap, expectEnvelope, startTestApp, type TestApp } from '../support/app.ts';
-import { deepNesting, hugeText, largeInvoice, manyAttributes, manyElements, pdfInflateBomb } from '../support/hostile-inputs.ts';
+import { deepNesting, hugeText, largeInvoice, largeJsonInvoice, manyAttributes, manyElements, pdfInflateBomb } from '../support/hostile-inputs.ts';
 import { CORPUS } from '../unit/mappings/support/corpus.ts';
 import { acquireWorkerPool, releaseWorkerPool } from '../../services/shared/worker-pool.ts';
 
@@ -120,6 +120,22 @@ describe('with the default caps', () => {
     expect(latencies.length).toBeGreaterThan(3);
     expect(Math.max(...latencies)).toBeLessThan(250);
   }, 60_000);
+});
+
+describe('a large JSON invoice', () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await startTestApp(); });
+  afterAll(async () => { await t.stop(); });
+
+  it('is rendered, validated and mapped on the workers while liveness keeps answering (4,000 lines)', async () => {
+    const [a, b] = [await bootstrap(t.baseUrl, { label: 'json-a' }), await bootstrap(t.baseUrl, { label: 'json-b' })];
+    const body = { type: 'invoice', format: 'json', to: b.company.peppolId, document: largeJsonInvoice(`BIG-${Date.now()}`, 4_000) };
+    const { latencies, result: res } = await livenessDuring(t.baseUrl, api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body }));
+    expect(res.status).toBe(201);
+    expect(res.body.number).toBe(body.document.number);
+    expect(latencies.length).toBeGreaterThan(3);
+    expect(Math.max(...latencies)).toBeLessThan(250);
+  }, 90_000);
 });
 
 describe('with a short CPU budget and the attribute cap lifted', () => {
