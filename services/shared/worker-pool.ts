@@ -158,7 +158,12 @@ export class WorkerPool {
     while (this.queue.length > 0) {
       const idle = [...this.workers].find((w) => w.ready && !w.task);
       if (!idle) {
-        if (this.workers.size < this.options.size) this.spawn();
+        // One booting worker per waiting task, up to the pool size; each takes work once ready.
+        let booting = [...this.workers].filter((w) => !w.ready).length;
+        while (this.workers.size < this.options.size && booting < this.queue.length) {
+          this.spawn();
+          booting++;
+        }
         return;
       }
       this.start(idle, this.queue.shift()!);
@@ -170,7 +175,13 @@ export class WorkerPool {
     w.startedAt = performance.now();
     w.cpuAtStart = w.child.pid === undefined ? undefined : cpuTimeMs(w.child.pid);
     w.timer = setTimeout(() => this.checkBudget(w), this.options.taskBudgetMs);
-    w.child.send({ kind: 'task', id: task.id, module: task.module, fn: task.fn, args: task.args } satisfies ToWorker);
+    try {
+      w.child.send({ kind: 'task', id: task.id, module: task.module, fn: task.fn, args: task.args } satisfies ToWorker);
+    } catch (err) {
+      // Arguments that cannot be cloned, or a channel that just closed: this task fails, the worker stays usable or is replaced on exit.
+      this.finish(w);
+      task.reject(err);
+    }
   }
 
   private spawn(): void {
