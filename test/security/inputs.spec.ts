@@ -170,6 +170,14 @@ describe('with a short CPU budget and the attribute cap lifted', () => {
     const { latencies, result: res } = await livenessDuring(t.baseUrl, validate(manyAttributes(50_000)));
     expectEnvelope(res, 422, 'DOCUMENT_TOO_COMPLEX');
     expect(res.body.error.details[0]).toMatchObject({ field: 'body', rule: 'cpu-budget' });
+    // It ran in a worker process (TypeScript loaded by path, as under `npm start`), which was killed.
+    const pool = acquireWorkerPool();
+    try {
+      expect(pool.stats().killed).toBe(1);
+      expect(pool.stats().pids).not.toContain(process.pid);
+    } finally {
+      await releaseWorkerPool(pool);
+    }
     expect(latencies.length).toBeGreaterThan(10);
     expect(Math.max(...latencies)).toBeLessThan(LIVENESS_BOUND_MS);
     // The worker was replaced: the next document is validated normally (on a worker: it is above the inline threshold).
