@@ -1,6 +1,7 @@
 /**
  * The service catalogue: every service a process can run, by name. `SERVICES=gateway,health`
- * runs just those (one role per container); unset runs them all in one process.
+ * runs just those (one role per container); unset runs them all in one process. The
+ * `adapter.<id>` services come from configuration (EINV_CONNECTORS), one per enabled connector.
  */
 import type { ServiceSchema } from 'moleculer';
 import GatewayService from './gateway/gateway.service.ts';
@@ -9,7 +10,6 @@ import SandboxService from './sandbox/sandbox.service.ts';
 import HealthService from './health/health.service.ts';
 import ValidationService from './validation/validation.service.ts';
 import DocumentsService from './documents/documents.service.ts';
-import SandboxNetworkAdapter from './adapters/sandbox-network.service.ts';
 import RequestsService from './requests/requests.service.ts';
 import IdempotencyService from './idempotency/idempotency.service.ts';
 import LimitsService from './limits/limits.service.ts';
@@ -17,6 +17,7 @@ import IdentityService from './identity/identity.service.ts';
 import EventsService from './events/events.service.ts';
 import WebhooksService from './webhooks/webhooks.service.ts';
 import ClockService from './clock/clock.service.ts';
+import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
   // Each schema types its own `this`; the catalogue only hands them to the broker.
@@ -35,8 +36,6 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   validation: { schema: ValidationService, database: false },
   // Send, receive, search, lifecycle; delivery runs on the scheduler and goes through adapter.* services.
   documents: { schema: DocumentsService, database: true },
-  // Connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
-  'adapter.sandbox-network': { schema: SandboxNetworkAdapter, database: false },
   requests: { schema: RequestsService, database: true },
   idempotency: { schema: IdempotencyService, database: true },
   limits: { schema: LimitsService, database: true },
@@ -46,6 +45,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   events: { schema: EventsService, database: true },
   webhooks: { schema: WebhooksService, database: true },
   clock: { schema: ClockService, database: true },
+  // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
+  ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };
 
 export function selectServices(names: string[] | undefined): Array<[string, ServiceEntry]> {

@@ -4,7 +4,7 @@
  * Written against the connector SDK only; stateless (scenario state travels in the message id
  * and the attempt number), so any number of replicas can run it.
  */
-import { CONNECTOR_API_VERSION, type CheckResult, type Connector, type ConnectorHost, type OutboundMessage, type SendResult, type StatusResult } from '../sdk/index.ts';
+import { CONNECTOR_API_VERSION, ConnectorError, type AcceptResult, type CheckRequest, type CheckResult, type Connector, type ConnectorHost, type OutboundMessage, type SendResult, type StatusRequest, type StatusResult } from '../sdk/index.ts';
 
 export const SANDBOX_DOCUMENT_TYPES = [
   'invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt',
@@ -48,26 +48,27 @@ function scenarioOf(peppolId: string | undefined): Scenario | undefined {
 
 const DELAY_PREFIX = 'sbx-delay:';
 
-export const sandboxNetworkConnector: Connector = {
+export const sandboxNetworkConnector = {
   manifest: {
     id: 'sandbox-network',
+    version: '2.0.0',
     apiVersion: CONNECTOR_API_VERSION,
     name: 'Sandbox network',
     description: 'Delivers between sandbox companies of every organization on this platform; reserved participants 9999:sandbox-* play failure scenarios',
     countries: ['*'],
     documentTypes: SANDBOX_DOCUMENT_TYPES,
-    mode: 'test',
-    capabilities: { check: true, send: true, status: true, receive: true },
+    modes: ['test'],
+    capabilities: { send: true, pushReceive: false, pollReceive: false, status: true, report: false, discover: true },
   },
 
-  async check(req, host): Promise<CheckResult> {
+  async check(req: CheckRequest, host: ConnectorHost): Promise<CheckResult> {
     const scenario = scenarioOf(req.recipient.peppolId);
     if (scenario) {
       if (scenario.kind === 'unknown') return { known: false, canReceive: false, documentTypes: [] };
       const types = scenario.kind === 'accepts' ? [...scenario.types] : [...SANDBOX_DOCUMENT_TYPES];
       return { known: true, canReceive: types.includes(req.documentType), documentTypes: types, peppolId: req.recipient.peppolId!, name: `Sandbox scenario ${req.recipient.peppolId}` };
     }
-    const entry = await host.directory.lookup(req.recipient);
+    const entry = await host.directory.lookup(req.recipient, req.livemode);
     if (!entry) return { known: false, canReceive: false, documentTypes: [] };
     return {
       known: true,
@@ -79,7 +80,7 @@ export const sandboxNetworkConnector: Connector = {
     };
   },
 
-  async send(msg, host): Promise<SendResult> {
+  async send(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
     const scenario = scenarioOf(msg.recipient.peppolId);
     if (scenario) {
       switch (scenario.kind) {
@@ -89,7 +90,7 @@ export const sandboxNetworkConnector: Connector = {
           if (msg.attempt <= scenario.failures) return { outcome: 'transient', errorMessage: `Connection to the access point of ${msg.recipient.peppolId} was reset (sandbox scenario, attempt ${msg.attempt})` };
           return { outcome: 'delivered', messageId: `sbx:${msg.documentId}` };
         case 'delay': {
-          const due = host.now().getTime() + scenario.seconds * 1000;
+          const due = host.clock.now().getTime() + scenario.seconds * 1000;
           return { outcome: 'accepted', messageId: `${DELAY_PREFIX}${msg.documentId}:${due}`, checkAfterMs: scenario.seconds * 1000 };
         }
         case 'accepts':
@@ -99,31 +100,33 @@ export const sandboxNetworkConnector: Connector = {
           return { outcome: 'rejected', errorCode: 'AP_REJECTED', errorMessage: `${msg.recipient.peppolId} is not registered on the sandbox network` };
       }
     }
-    const { documentId } = await sandboxNetworkConnector.receive(msg, host);
+    const { documentId } = await loopback(msg, host);
     return { outcome: 'delivered', messageId: `sbx:${msg.documentId}`, localDocumentId: documentId };
   },
 
-  async status(messageId, host): Promise<StatusResult> {
+  async status({ messageId }: StatusRequest, host: ConnectorHost): Promise<StatusResult> {
     if (messageId.startsWith(DELAY_PREFIX)) {
       const due = Number(messageId.split(':').at(-1));
-      const left = due - host.now().getTime();
+      const left = due - host.clock.now().getTime();
       return left <= 0 ? { outcome: 'delivered' } : { outcome: 'pending', checkAfterMs: left };
     }
     return { outcome: 'delivered' };
   },
+} satisfies Connector;
 
-  async receive(msg: OutboundMessage, host: ConnectorHost) {
-    const entry = await host.directory.lookup(msg.recipient);
-    if (!entry) throw new Error(`sandbox-network: ${msg.recipient.peppolId ?? msg.recipient.companyId} is not a sandbox participant`);
-    return host.inbox.deliver({
-      messageId: msg.documentId,
-      type: msg.type,
-      number: msg.number,
-      sender: { peppolId: msg.sender.peppolId, name: msg.sender.name, organizationId: msg.sender.organizationId, companyId: msg.sender.companyId },
-      recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
-      payload: msg.payload,
-    });
-  },
-};
+/** The network is this platform: a message for a sandbox company is that company's inbound document. */
+async function loopback(msg: OutboundMessage, host: ConnectorHost): Promise<AcceptResult> {
+  const entry = await host.directory.lookup(msg.recipient, msg.livemode);
+  if (!entry) throw ConnectorError.permanent('AP_REJECTED', `${msg.recipient.peppolId ?? msg.recipient.companyId} is not a sandbox participant`);
+  return host.inbound.accept({
+    messageId: msg.documentId,
+    livemode: msg.livemode,
+    type: msg.type,
+    number: msg.number,
+    sender: { peppolId: msg.sender.peppolId, name: msg.sender.name, organizationId: msg.sender.organizationId, companyId: msg.sender.companyId },
+    recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
+    payload: msg.payload,
+  });
+}
 
 export default sandboxNetworkConnector;

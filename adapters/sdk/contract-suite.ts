@@ -1,12 +1,17 @@
 /**
  * The contract every connector passes, run from a jest test of the connector:
  *
- *   describeConnectorContract(myConnector, { known: {...}, unknown: {...}, directory: [...] });
+ *   describeConnectorContract(myConnector, { known: {...}, unknown: {...}, directory: [...], documentType: 'invoice' });
  *
- * It drives the connector through an in-memory host (directory and inbox as plain arrays), so a
- * connector is tested without the platform.
+ * It drives the connector through an in-memory host (`memoryHost`: directory and inbound as plain
+ * arrays, timers run by hand), so a connector is tested without the platform. Which parts run
+ * follows the manifest's capabilities.
  */
-import { validateManifest, type Connector, type ConnectorHost, type DirectoryEntry, type InboundDocument, type OutboundMessage, type Participant } from './index.ts';
+import * as translators from '../../mappings/index.ts';
+import {
+  ConnectorError, validateManifest, type AcceptResult, type Connector, type ConnectorHost, type DirectoryEntry, type InboundDocument,
+  type OutboundMessage, type Participant, type Secret,
+} from './index.ts';
 
 export interface ContractFixtures {
   /** A recipient the connector reaches (with the directory below). */
@@ -17,39 +22,90 @@ export interface ContractFixtures {
   directory: DirectoryEntry[];
   /** A document type `known` accepts. */
   documentType: string;
+  /** Options and secrets the connector needs (as the platform would resolve them). */
+  config?: Record<string, string | number | boolean>;
+  secrets?: Record<string, string>;
+  /**
+   * For receiving connectors: makes the network hand the same message over twice (e.g. the file
+   * dropped again, the same AS4 message re-posted) through the given host.
+   */
+  receiveTwice?(host: MemoryHost, connector: Connector): Promise<void>;
 }
 
 export interface MemoryHost extends ConnectorHost {
+  /** Documents stored by `inbound.accept` (each network message once). */
   inboxed: InboundDocument[];
+  /** Every `inbound.accept` call, duplicates included. */
+  acceptCalls: InboundDocument[];
+  /** Runs every timer the connector registered with `scheduler` once (pollers, delayed tasks). */
+  runTimers(): Promise<void>;
+  logged: string[];
 }
 
-export function memoryHost(directory: DirectoryEntry[], now: () => Date = () => new Date()): MemoryHost {
+function secretOf(value: string): Secret {
+  return { reveal: () => value, toString: () => '[secret]', toJSON: () => '[secret]' };
+}
+
+export function memoryHost(directory: DirectoryEntry[], options: { now?: () => Date; config?: ContractFixtures['config']; secrets?: Record<string, string> } = {}): MemoryHost {
   const inboxed: InboundDocument[] = [];
+  const acceptCalls: InboundDocument[] = [];
+  const logged: string[] = [];
   const ids = new Map<string, string>();
+  const timers = new Set<() => Promise<void>>();
+  const log = (level: string) => (m: string, extra?: Record<string, unknown>) => { logged.push(`${level} ${m}${extra ? ` ${JSON.stringify(extra)}` : ''}`); };
   return {
     inboxed,
-    now,
+    acceptCalls,
+    logged,
+    config: Object.freeze({ ...options.config }),
+    secrets: {
+      get(name) {
+        const v = options.secrets?.[name];
+        if (v === undefined) throw new Error(`secret ${name} is not configured`);
+        return secretOf(v);
+      },
+      has: (name) => options.secrets?.[name] !== undefined,
+    },
+    http: {
+      async request(url) { throw ConnectorError.transient('HTTP_NETWORK_ERROR', `the memory host has no network (${url})`); },
+    },
+    log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    clock: { now: options.now ?? (() => new Date()) },
+    translators,
     directory: {
       async lookup(p) {
         return directory.find((d) => (p.companyId && d.companyId === p.companyId) || (p.peppolId && d.peppolId === p.peppolId)) ?? null;
       },
     },
-    inbox: {
-      async deliver(doc) {
+    scheduler: {
+      every(_ms, task) { timers.add(task); return { cancel: () => { timers.delete(task); } }; },
+      after(_ms, task) {
+        const once = async () => { timers.delete(once); await task(); };
+        timers.add(once);
+        return { cancel: () => { timers.delete(once); } };
+      },
+    },
+    inbound: {
+      async accept(doc): Promise<AcceptResult> {
+        acceptCalls.push(doc);
         const existing = ids.get(doc.messageId);
-        if (existing) return { documentId: existing };
+        if (existing) return { documentId: existing, duplicate: true };
         inboxed.push(doc);
         const documentId = `doc_in_${inboxed.length}`;
         ids.set(doc.messageId, documentId);
-        return { documentId };
+        return { documentId, duplicate: false };
       },
+    },
+    async runTimers() {
+      for (const task of [...timers]) await task();
     },
   };
 }
 
-export function sampleMessage(recipient: Participant, type: string, attempt = 1): OutboundMessage {
+export function sampleMessage(recipient: Participant, type: string, attempt = 1, livemode = false): OutboundMessage {
   return {
     documentId: `doc_contract_${Math.random().toString(36).slice(2)}`,
+    livemode,
     type,
     number: 'CONTRACT-1',
     sender: { peppolId: '0208:0000000097', name: 'Contract Sender', organizationId: 'org_contract', companyId: 'comp_contract' },
@@ -60,42 +116,81 @@ export function sampleMessage(recipient: Participant, type: string, attempt = 1)
 }
 
 export function describeConnectorContract(connector: Connector, fx: ContractFixtures): void {
-  describe(`connector contract: ${connector.manifest.id}`, () => {
-    it('has a valid manifest', () => {
-      expect(validateManifest(connector.manifest)).toEqual([]);
-      expect(connector.manifest.documentTypes).toContain(fx.documentType);
+  const { manifest } = connector;
+  const caps = manifest.capabilities;
+  const livemode = !manifest.modes.includes('test');
+  const host = () => memoryHost(fx.directory, { ...(fx.config ? { config: fx.config } : {}), ...(fx.secrets ? { secrets: fx.secrets } : {}) });
+
+  describe(`connector contract: ${manifest.id}`, () => {
+    it('has a valid manifest whose capabilities have their verbs', () => {
+      expect(validateManifest(manifest, connector)).toEqual([]);
+      expect(manifest.documentTypes).toContain(fx.documentType);
     });
 
-    it('check: an unknown participant is not known and cannot receive', async () => {
-      const r = await connector.check({ recipient: fx.unknown, documentType: fx.documentType }, memoryHost(fx.directory));
-      expect(r).toMatchObject({ known: false, canReceive: false });
+    it('starts and stops on its host, leaving no timer behind', async () => {
+      const h = host();
+      await connector.start?.(h);
+      await connector.stop?.(h);
+      if (caps.pollReceive) expect(connector.start).toBeDefined();
     });
 
-    it('check: a known participant can receive a type it accepts, and lists its types', async () => {
-      const r = await connector.check({ recipient: fx.known, documentType: fx.documentType }, memoryHost(fx.directory));
-      expect(r).toMatchObject({ known: true, canReceive: true });
-      expect(r.documentTypes).toContain(fx.documentType);
-    });
+    if (caps.discover) {
+      it('check: an unknown participant is not known and cannot receive', async () => {
+        const r = await connector.check!({ recipient: fx.unknown, documentType: fx.documentType, livemode }, host());
+        expect(r).toMatchObject({ known: false, canReceive: false });
+      });
 
-    it('send: answers one of the SDK outcomes, and a handed-over message can be followed with status', async () => {
-      const host = memoryHost(fx.directory);
-      const r = await connector.send(sampleMessage(fx.known, fx.documentType), host);
-      expect(['delivered', 'accepted', 'rejected', 'transient']).toContain(r.outcome);
-      if (r.outcome === 'delivered' || r.outcome === 'accepted') {
-        expect(typeof r.messageId).toBe('string');
-        const s = await connector.status(r.messageId, host);
-        expect(['delivered', 'pending', 'rejected']).toContain(s.outcome);
-      }
-    });
+      it('check: a known participant can receive a type it accepts, and lists its types', async () => {
+        const r = await connector.check!({ recipient: fx.known, documentType: fx.documentType, livemode }, host());
+        expect(r).toMatchObject({ known: true, canReceive: true });
+        expect(r.documentTypes).toContain(fx.documentType);
+      });
+    }
 
-    it('receive: hands the message to the inbox once, whatever the number of deliveries', async () => {
-      const host = memoryHost(fx.directory);
-      const msg = sampleMessage(fx.known, fx.documentType);
-      const first = await connector.receive(msg, host);
-      const again = await connector.receive(msg, host);
-      expect(again.documentId).toBe(first.documentId);
-      expect(host.inboxed).toHaveLength(1);
-      expect(host.inboxed[0]).toMatchObject({ messageId: msg.documentId, type: fx.documentType, payload: msg.payload });
-    });
+    if (caps.send) {
+      it('send: answers one of the SDK outcomes (a rejection carries a code), and a handed-over message can be followed', async () => {
+        const h = host();
+        await connector.start?.(h);
+        try {
+          const r = await connector.send!(sampleMessage(fx.known, fx.documentType, 1, livemode), h);
+          expect(['delivered', 'accepted', 'rejected', 'transient']).toContain(r.outcome);
+          if (r.outcome === 'rejected') expect(typeof r.errorCode).toBe('string');
+          if ((r.outcome === 'delivered' || r.outcome === 'accepted') && caps.status) {
+            expect(typeof r.messageId).toBe('string');
+            const s = await connector.status!({ messageId: r.messageId, livemode }, h);
+            expect(['delivered', 'pending', 'rejected']).toContain(s.outcome);
+          }
+        } finally {
+          await connector.stop?.(h);
+        }
+      });
+    }
+
+    if (fx.receiveTwice) {
+      it('receive: the same network message handed over twice is stored once, and both hand-offs are acknowledged', async () => {
+        const h = host();
+        await connector.start?.(h);
+        try {
+          await fx.receiveTwice!(h, connector);
+        } finally {
+          await connector.stop?.(h);
+        }
+        expect(h.inboxed).toHaveLength(1);
+        expect(h.acceptCalls.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(h.acceptCalls.map((d) => d.messageId))).toEqual(new Set([h.inboxed[0]!.messageId]));
+        expect(h.inboxed[0]).toMatchObject({ type: fx.documentType, livemode: expect.any(Boolean) });
+      });
+    }
+
+    if (fx.secrets) {
+      it('never logs a secret', async () => {
+        const h = host();
+        await connector.start?.(h);
+        if (caps.send) await connector.send!(sampleMessage(fx.known, fx.documentType, 1, livemode), h).catch(() => undefined);
+        await h.runTimers().catch(() => undefined);
+        await connector.stop?.(h);
+        for (const value of Object.values(fx.secrets!)) expect(h.logged.join('\n')).not.toContain(value);
+      });
+    }
   });
 }

@@ -1,27 +1,65 @@
 /**
- * The connector SDK: what a network or country connector implements. A connector is a manifest
- * plus four verbs (`check`, `send`, `status`, `receive`) working against a small host interface
- * (directory, inbox, clock) that the platform provides. Nothing here imports Moleculer, the ORM or
- * the network: a connector is plain TypeScript, tested by the contract suite in `contract-suite.ts`.
+ * The connector SDK (API 2): what a network or country connector implements, and the ports the
+ * platform gives it. A connector is a manifest plus a few verbs working against a `ConnectorHost`
+ * (configuration and secrets, HTTP client, logger, clock, translators, directory, scheduler and a
+ * durable inbound hand-off). Nothing here imports Moleculer, the ORM or the platform's services:
+ * a connector is plain TypeScript in one folder, tested by the contract suite (`contract-suite.ts`).
+ * README.md is the guide a partner follows.
  */
+import type * as Translators from '../../mappings/index.ts';
 
-/** Version of this interface; a connector states the one it was written against. */
-export const CONNECTOR_API_VERSION = '1.0';
+/** Version of this interface; a connector states the one it was written against (same major). */
+export const CONNECTOR_API_VERSION = '2.0';
+
+export type ConnectorMode = 'live' | 'test';
+
+export interface ConnectorCapabilities {
+  /** Outbound delivery (`send`). */
+  send: boolean;
+  /** The network calls us: the connector declares `routes`, mounted under `/connectors/<id>/`. */
+  pushReceive: boolean;
+  /** The connector fetches inbound documents itself on a timer (`host.scheduler`). */
+  pollReceive: boolean;
+  /** Delivery confirmed later (`status`). */
+  status: boolean;
+  /** Tax-authority reporting (e-reporting). */
+  report: boolean;
+  /** Recipient discovery (`check`): whether a participant is reachable and what it accepts. */
+  discover: boolean;
+}
+
+/** One configuration entry a connector reads; the platform validates the configuration against these. */
+export interface ConnectorOption {
+  type: 'string' | 'number' | 'boolean';
+  description: string;
+  required?: boolean;
+  default?: string | number | boolean;
+  /** A secret: read through `host.secrets` only, never logged, returned or put in `host.config`. */
+  secret?: boolean;
+}
 
 export interface ConnectorManifest {
-  /** kebab-case; national connectors start with the ISO country code (`fr-ppf`). */
+  /** kebab-case; national connectors start with the ISO country code (`fr-ppf`). Also the folder name. */
   id: string;
+  /** The connector's own version (semver). */
+  version: string;
+  /** SDK version it was written against (`CONNECTOR_API_VERSION`). */
   apiVersion: string;
   name: string;
   description: string;
+  /** Which credentials it serves: test keys, live keys or both (each message says which: `livemode`). */
+  modes: readonly ConnectorMode[];
   /** ISO 3166-1 alpha-2 countries it reaches, or `*`. */
   countries: readonly string[];
   /** API document types it carries (`invoice`, `credit-note`, …). */
   documentTypes: readonly string[];
-  /** `test`: sandbox credentials only; `live`: production only; `both`. */
-  mode: 'test' | 'live' | 'both';
-  capabilities: { check: boolean; send: boolean; status: boolean; receive: boolean };
+  capabilities: ConnectorCapabilities;
+  /** What it reads from the configuration (`EINV_CONNECTOR_<ID>_<NAME>` or the connectors file). */
+  options?: Readonly<Record<string, ConnectorOption>>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// messages
 
 /** A participant as a sender names it. */
 export interface Participant {
@@ -36,6 +74,7 @@ export interface Participant {
 export interface CheckRequest {
   recipient: Participant;
   documentType: string;
+  livemode: boolean;
 }
 
 export interface CheckResult {
@@ -74,6 +113,8 @@ export interface Payload {
 
 export interface OutboundMessage {
   documentId: string;
+  /** Sent with a live key (production network) or a test key (the network's test environment). */
+  livemode: boolean;
   type: string;
   number: string | null;
   sender: Party;
@@ -83,30 +124,73 @@ export interface OutboundMessage {
   attempt: number;
 }
 
+export interface StatusRequest {
+  messageId: string;
+  livemode: boolean;
+}
+
+/** A network's own error, as the network names it (EBMS:0004, PPF codes, SDI codes, …). */
+export interface NetworkError {
+  /** The network's code; it becomes the document's `errorCode` when the failure is permanent. */
+  code: string;
+  message: string;
+}
+
 export type SendResult =
   /** The recipient's access point confirmed final delivery (`localDocumentId`: the recipient's copy when it is on this platform). */
   | { outcome: 'delivered'; messageId: string; localDocumentId?: string }
   /** Handed over; final delivery is confirmed later through `status`. */
   | { outcome: 'accepted'; messageId: string; checkAfterMs: number }
-  /** Permanent failure: AP_REJECTED (payload refused) or SBDH_ERROR (malformed header). */
-  | { outcome: 'rejected'; errorCode: 'AP_REJECTED' | 'SBDH_ERROR'; errorMessage: string }
+  /** Permanent failure (`document.failed` with this code and message). */
+  | ({ outcome: 'rejected' } & ErrorFields)
   /** Temporary transport failure: the platform re-sends (TRANSPORT_FAILURE after the last try). */
-  | { outcome: 'transient'; errorMessage: string };
+  | { outcome: 'transient'; errorMessage: string; errorCode?: string };
+
+export interface ErrorFields {
+  /** `AP_REJECTED`, `SBDH_ERROR` or the network's own code (`EBMS:0004`, `SDI:00404`, …). */
+  errorCode: string;
+  errorMessage: string;
+}
 
 export type StatusResult =
   | { outcome: 'delivered' }
   | { outcome: 'pending'; checkAfterMs: number }
-  | { outcome: 'rejected'; errorCode: 'AP_REJECTED' | 'SBDH_ERROR'; errorMessage: string };
+  | ({ outcome: 'rejected' } & ErrorFields);
 
-/** A document arriving for a local participant, handed to the platform's inbox. */
+/**
+ * A typed failure a connector throws from any verb. `transient`: the platform tries again later
+ * (a send is re-sent on its retry schedule); `permanent`: the document fails with `code` and
+ * `message` as its `errorCode` / `errorMessage`. Anything else thrown counts as transient.
+ */
+export class ConnectorError extends Error implements NetworkError {
+  readonly kind: 'transient' | 'permanent';
+  readonly code: string;
+  constructor(kind: 'transient' | 'permanent', code: string, message: string) {
+    super(message);
+    this.name = 'ConnectorError';
+    this.kind = kind;
+    this.code = code;
+  }
+  static transient(code: string, message: string): ConnectorError { return new ConnectorError('transient', code, message); }
+  static permanent(code: string, message: string): ConnectorError { return new ConnectorError('permanent', code, message); }
+}
+
+/** A document arriving from the network for a participant of this platform. */
 export interface InboundDocument {
-  /** Id of the message on the network (the sender's document id on the sandbox network). */
+  /** The network's id of the message: a second hand-off with the same id is the same document. */
   messageId: string;
+  livemode: boolean;
   type: string;
   number: string | null;
   sender: { peppolId: string | null; name: string | null; organizationId?: string; companyId?: string };
   recipient: { peppolId: string | null; organizationId: string; companyId: string; name: string | null };
   payload: Payload;
+}
+
+export interface AcceptResult {
+  documentId: string;
+  /** The message id was handed over before: nothing new was stored. */
+  duplicate: boolean;
 }
 
 /** A participant the platform's directory knows. */
@@ -120,37 +204,155 @@ export interface DirectoryEntry {
   documentTypes: string[];
 }
 
+// ---------------------------------------------------------------------------------------------
+// push-receive routes
+
+export interface InboundRequest {
+  method: string;
+  /** Path below `/connectors/<id>`, e.g. `/as4`. */
+  path: string;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  body: Buffer;
+  /** The verified client certificate (mutual TLS terminated by a trusted proxy), when there is one. */
+  clientCertificate?: { subject: string; fingerprint256: string; pem?: string };
+}
+
+export interface InboundResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface ConnectorRoute {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Below `/connectors/<id>`; starts with `/`. */
+  path: string;
+  /**
+   * How the caller proves who it is; routes are outside the API's key auth. `mtls`: the request
+   * must carry a verified client certificate; `signature`: `verify` must accept the request.
+   */
+  auth: 'mtls' | 'signature';
+  /** For `signature` (and optionally `mtls`): true when the request is authentic. */
+  verify?(req: InboundRequest, host: ConnectorHost): Promise<boolean>;
+  /** Acknowledge only after `host.inbound.accept` has resolved: the document is then stored. */
+  handle(req: InboundRequest, host: ConnectorHost): Promise<InboundResponse>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the host
+
+/** A secret value: printing, logging or serialising it shows `[secret]`; `reveal()` gives the value. */
+export interface Secret {
+  reveal(): string;
+  toString(): string;
+  toJSON(): string;
+}
+
+export interface HttpRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Whole exchange, in ms (default 30 s). */
+  timeoutMs?: number;
+  /** Mutual TLS: client certificate and key (PEM) and the CAs to trust. */
+  tls?: { cert?: string | Secret; key?: string | Secret; ca?: string; passphrase?: Secret; rejectUnauthorized?: boolean };
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  text(): string;
+}
+
+export interface Logger {
+  debug(message: string, extra?: Record<string, unknown>): void;
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+export interface Timer { cancel(): void }
+
 /** What the platform gives a connector: no database, no broker. */
 export interface ConnectorHost {
+  /** Non-secret options, validated against the manifest's `options` (defaults applied). */
+  config: Readonly<Record<string, string | number | boolean | undefined>>;
+  secrets: {
+    /** The secret option `name` (throws when it is not configured). */
+    get(name: string): Secret;
+    has(name: string): boolean;
+  };
+  /** HTTP(S) client with timeouts and mutual-TLS options. A timeout throws a transient ConnectorError. */
+  http: { request(url: string, options?: HttpRequestOptions): Promise<HttpResponse> };
+  log: Logger;
+  clock: { now(): Date };
+  /** The pure translators of `mappings/` (detect, UBL/CII to canonical, canonical to UBL, …). */
+  translators: typeof Translators;
   directory: {
-    /** Looks a participant up among the platform's own companies (same mode as the connector). */
-    lookup(participant: Participant): Promise<DirectoryEntry | null>;
+    /** Looks a participant up among the platform's own companies of that mode. */
+    lookup(participant: Participant, livemode: boolean): Promise<DirectoryEntry | null>;
   };
-  inbox: {
-    /** Persists an incoming document for a local participant; idempotent on `messageId`. */
-    deliver(doc: InboundDocument): Promise<{ documentId: string }>;
+  scheduler: {
+    /** Runs `task` every `intervalMs` (never two runs at once) until the connector stops. */
+    every(intervalMs: number, task: () => Promise<void>): Timer;
+    /** Runs `task` once after `delayMs`. */
+    after(delayMs: number, task: () => Promise<void>): Timer;
   };
-  now(): Date;
+  inbound: {
+    /**
+     * Durably stores a document for a local participant and resolves once it is committed:
+     * acknowledge to the network only then. The same `messageId` again resolves to the first
+     * document with `duplicate: true` (acknowledge it again; nothing new is stored).
+     */
+    accept(doc: InboundDocument): Promise<AcceptResult>;
+  };
 }
 
 export interface Connector {
   manifest: ConnectorManifest;
-  check(req: CheckRequest, host: ConnectorHost): Promise<CheckResult>;
-  send(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult>;
-  status(messageId: string, host: ConnectorHost): Promise<StatusResult>;
-  /** Accepts a message from the network for a local participant and hands it to the inbox. */
-  receive(msg: OutboundMessage, host: ConnectorHost): Promise<{ documentId: string }>;
+  /** Called once when the `adapter.<id>` service starts (start pollers here). */
+  start?(host: ConnectorHost): Promise<void>;
+  /** Called once when it stops (timers of `host.scheduler` are cancelled by the platform). */
+  stop?(host: ConnectorHost): Promise<void>;
+  /** Capability `discover`. */
+  check?(req: CheckRequest, host: ConnectorHost): Promise<CheckResult>;
+  /** Capability `send`. */
+  send?(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult>;
+  /** Capability `status`. */
+  status?(req: StatusRequest, host: ConnectorHost): Promise<StatusResult>;
+  /** Capability `pushReceive`: HTTP routes the network calls. */
+  routes?: readonly ConnectorRoute[];
 }
 
-/** Checks a manifest's shape; the contract suite and the platform's registry both call it. */
-export function validateManifest(m: ConnectorManifest): string[] {
+const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['pushReceive', 'routes']];
+
+/** Checks a manifest's shape (and, given the connector, that each capability has its verb). */
+export function validateManifest(m: ConnectorManifest, connector?: Connector): string[] {
   const problems: string[] = [];
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(m.id)) problems.push('id must be kebab-case');
-  if (m.apiVersion.split('.')[0] !== CONNECTOR_API_VERSION.split('.')[0]) problems.push(`apiVersion ${m.apiVersion} is not compatible with ${CONNECTOR_API_VERSION}`);
+  if (!/^\d+\.\d+\.\d+/.test(m.version ?? '')) problems.push('version must be semver (1.0.0)');
+  if (String(m.apiVersion).split('.')[0] !== CONNECTOR_API_VERSION.split('.')[0]) problems.push(`apiVersion ${m.apiVersion} is not compatible with ${CONNECTOR_API_VERSION}`);
   if (!m.name) problems.push('name is required');
-  if (!m.countries.length) problems.push('countries must list ISO codes or *');
-  if (m.countries.some((c) => c !== '*' && !/^[A-Z]{2}$/.test(c))) problems.push('countries must be ISO 3166-1 alpha-2 or *');
-  if (!m.documentTypes.length) problems.push('documentTypes must not be empty');
-  if (!['test', 'live', 'both'].includes(m.mode)) problems.push('mode must be test, live or both');
+  if (!m.countries?.length) problems.push('countries must list ISO codes or *');
+  if (m.countries?.some((c) => c !== '*' && !/^[A-Z]{2}$/.test(c))) problems.push('countries must be ISO 3166-1 alpha-2 or *');
+  if (!m.documentTypes?.length) problems.push('documentTypes must not be empty');
+  if (!m.modes?.length || m.modes.some((x) => x !== 'live' && x !== 'test')) problems.push('modes must list live, test or both');
+  if (!m.capabilities) problems.push('capabilities are required');
+  else if (connector) {
+    for (const [cap, verb] of CAPABILITY_VERBS) {
+      if (m.capabilities[cap] && !connector[verb]) problems.push(`capability ${cap} needs ${verb}`);
+    }
+  }
+  for (const [name, o] of Object.entries(m.options ?? {})) {
+    if (!/^[a-z][A-Za-z0-9]*$/.test(name)) problems.push(`option ${name} must be camelCase`);
+    if (!['string', 'number', 'boolean'].includes(o.type)) problems.push(`option ${name}: type must be string, number or boolean`);
+  }
   return problems;
+}
+
+/** True when an error a connector threw is its permanent, coded failure. */
+export function isPermanent(err: unknown): err is ConnectorError {
+  return err instanceof ConnectorError ? err.kind === 'permanent' : (err as { kind?: string })?.kind === 'permanent' && typeof (err as { code?: unknown }).code === 'string';
 }

@@ -119,6 +119,8 @@ export const Document = defineEntity({
     { name: 'documents_seller_number_unique', properties: ['organization', 'livemode', 'sellerKey', 'type', 'number'], where: { direction: 'outgoing', type: { $in: ['invoice', 'credit-note', 'debit-note'] } } },
     // The network hands a document to a recipient once.
     { name: 'documents_counterpart_unique', properties: ['organization', 'counterpartId'], where: { direction: 'incoming' } },
+    // A connector hands one network message over once (the inbound hand-off relies on it).
+    { name: 'documents_inbound_message_unique', properties: ['connectorId', 'connectorMessageId'], where: { direction: 'incoming' } },
   ],
 });
 export type Document = InferEntity<typeof Document>;

@@ -5,7 +5,7 @@
  */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
-import type { DirectoryEntry, InboundDocument, Participant } from '../../adapters/sdk/index.ts';
+import type { AcceptResult, DirectoryEntry, InboundDocument, Participant } from '../../adapters/sdk/index.ts';
 import type { TransitionRequest } from './lifecycle.ts';
 
 const SERVICE = 'documents';
@@ -304,7 +304,10 @@ export const lookupParticipant = defineAction<{ participant: Participant; livemo
   params: { participant: 'object', livemode: 'boolean' },
 });
 
-/** Internal (connector host): persists an incoming document; idempotent on messageId. */
-export const receiveInbound = defineAction<InboundDocument & { connectorId: string }, { documentId: string }>(SERVICE, 'receiveInbound', {
-  params: { messageId: 'string', type: 'string', sender: 'object', recipient: 'object', payload: 'object', connectorId: 'string' },
+/**
+ * Internal (connector host's inbound hand-off): stores an incoming document and commits before it
+ * answers; the same (connectorId, messageId) again answers the first document with duplicate: true.
+ */
+export const receiveInbound = defineAction<InboundDocument & { connectorId: string }, AcceptResult>(SERVICE, 'receiveInbound', {
+  params: { messageId: { type: 'string', min: 1, max: 500 }, livemode: 'boolean', type: 'string', sender: 'object', recipient: 'object', payload: 'object', connectorId: 'string' },
 });

@@ -12,7 +12,7 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { OutboxMixin, recordEvent, type OutboxEventInput } from '../../mixins/outbox.mixin.ts';
 import { SchedulerMixin, WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
-import { completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../scheduler/scheduler.ts';
+import { completeJobs, releaseJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../scheduler/scheduler.ts';
 import { implement } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';
@@ -24,16 +24,16 @@ import { encodeCursor, readPageRequest, type Page } from '../shared/pagination.t
 import { Company } from '../tenancy/company.entity.ts';
 import { Organization } from '../tenancy/organization.entity.ts';
 import { validate } from '../validation/validation.contract.ts';
-import { adapterContracts } from '../adapters/adapters.contract.ts';
-import { CONNECTOR_MANIFESTS } from '../adapters/registry.ts';
-import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
+import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
+import { connectorSettings } from '../shared/connector-settings.ts';
+import type { CheckResult, ConnectorManifest, OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
 import { rawDeposit, detectFormat, parseRecipient, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
 import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend } from './parse.tasks.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
 import { FRENCH_STATUSES, allowedTransitions, apiStatusOf, canMove, resolveTransition, type Party } from './lifecycle.ts';
 import { SearchError, afterCursor, compileFilters, cursorValues, orderBy, parseSort } from './search.ts';
-import { pickConnector } from './router.ts';
+import { candidateConnectors } from './router.ts';
 import * as contract from './documents.contract.ts';
 import type { DocumentView, SendParams, LifecycleView, BatchItemResult } from './documents.contract.ts';
 
@@ -303,12 +303,12 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
     participant.country = 'FR';
   }
   if (parsed.recipientRouting?.addressingSuffix) participant.addressingSuffix = parsed.recipientRouting.addressingSuffix;
-  const manifest = pickConnector(CONNECTOR_MANIFESTS, { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
-  if (!manifest) {
+  const candidates = candidateConnectors(registeredManifests(ctx.broker), { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
+  if (!candidates.length) {
     if (auth.livemode) throw new DomainError('UPSTREAM_UNAVAILABLE', 'No live network connector is configured on this deployment; use a sandbox (test) key or install a live connector', { retryAfter: 60 });
     throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `No connector carries documents of type ${p.type}`, { details: [issue('type', 'routing', `no connector carries ${p.type}`)] });
   }
-  const check = await call(ctx, adapterContracts(manifest.id).check, { recipient: participant, documentType: p.type });
+  const { manifest, check } = await discover(ctx, candidates, { recipient: participant, documentType: p.type, livemode: auth.livemode });
   const shown = participant.peppolId ?? participant.companyId ?? p.to!;
   if (!check.known) {
     throw new DomainError('RECIPIENT_NOT_FOUND', `Recipient ${shown} is not registered on the network`, { details: [issue('to', 'registered', `${shown} is registered nowhere`)] });
@@ -324,6 +324,19 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
   if (check.peppolId && !echo.peppolId) echo.peppolId = check.peppolId;
   if (check.name) echo.name = check.name;
   return { parsed, participant, connectorId: manifest.id, echo, peppolId: check.peppolId ?? echo.peppolId ?? null, name: check.name ?? null, country: participant.country };
+}
+
+/** The first candidate that reaches the recipient (a connector without discovery is taken at its word). */
+async function discover(ctx: Context, candidates: ConnectorManifest[], req: { recipient: Participant; documentType: string; livemode: boolean }): Promise<{ manifest: ConnectorManifest; check: CheckResult }> {
+  let first: { manifest: ConnectorManifest; check: CheckResult } | undefined;
+  for (const manifest of candidates) {
+    const check: CheckResult = manifest.capabilities.discover
+      ? await call(ctx, adapterContracts(manifest.id).check, req)
+      : { known: true, canReceive: true, documentTypes: [...manifest.documentTypes] };
+    if (check.known) return { manifest, check };
+    first ??= { manifest, check };
+  }
+  return first!;
 }
 
 type DocsThis = Service & {
@@ -456,39 +469,108 @@ function retryDelayMs(attempt: number): number {
   return Math.min(base * 2 ** (attempt - 1), 6 * 3_600_000);
 }
 
+/** A claimed job's first wave of outcomes is awaited this long; slower ones are recorded when they end. */
+const FIRST_WAVE_MS = 500;
+/** A connector whose slots are all taken gets its further jobs back for this long. */
+const SATURATED_RETRY_MS = 1_000;
+
+/** Deliveries in flight per connector in this instance (configurable per connector). */
+class ConnectorSlots {
+  private readonly inUse = new Map<string, number>();
+  tryTake(connectorId: string): boolean {
+    const used = this.inUse.get(connectorId) ?? 0;
+    if (used >= connectorSettings(connectorId).concurrency) return false;
+    this.inUse.set(connectorId, used + 1);
+    return true;
+  }
+  give(connectorId: string): void {
+    this.inUse.set(connectorId, (this.inUse.get(connectorId) ?? 1) - 1);
+  }
+}
+
+interface DeliveryState { slots: ConnectorSlots; inflight: Set<Promise<void>> }
+type DeliveryThis = Service & { delivery: DeliveryState };
+
+/**
+ * Hands claimed jobs to their connectors: each job takes a slot of its connector (a saturated
+ * connector's jobs go back to the queue for a second, so they hold no lease meanwhile), runs
+ * outside any transaction, and records its outcome when it ends. The handler returns after a
+ * short first wave, so a connector that hangs holds its own slots and nothing else.
+ */
+async function deliverDue(this: DeliveryThis, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
+  const rows = await em.fork().find(Document, { id: { $in: jobs.map((j) => j.ref) } }, { fields: ['id', 'connectorId'] });
+  const connectorOf = new Map(rows.map((r) => [r.id, r.connectorId ?? null]));
+  const busy: string[] = [];
+  const started: Array<Promise<void>> = [];
+  for (const job of jobs) {
+    const connectorId = connectorOf.get(job.ref) ?? null;
+    if (connectorId && !this.delivery.slots.tryTake(connectorId)) { busy.push(job.id); continue; }
+    const run = deliverJob.call(this, job, em)
+      .catch((err: unknown) => {
+        this.logger.error(`delivery of ${job.ref} could not be recorded; it is attempted again when its lease ends`, err);
+      })
+      .finally(() => {
+        if (connectorId) this.delivery.slots.give(connectorId);
+        this.delivery.inflight.delete(run);
+      });
+    this.delivery.inflight.add(run);
+    started.push(run);
+  }
+  if (busy.length) await releaseJobs(em.fork(), busy, SATURATED_RETRY_MS);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(started), new Promise<void>((resolve) => { timer = setTimeout(resolve, FIRST_WAVE_MS); })]);
+  clearTimeout(timer);
+}
+
+/** How long a connector may take to answer: within the job's lease, so nobody else claims it meanwhile. */
+function deliveryTimeoutMs(): number {
+  const cfg = loadConfig();
+  return Math.max(1_000, Math.min(cfg.documents.deliveryTimeoutMs, cfg.events.schedulerLeaseMs - 5_000));
+}
+
+/** Claim (done by the scheduler), call the connector with no transaction or connection held, then record. */
 async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Promise<void> {
+  const seen = await em.fork().findOne(Document, { id: job.ref });
+  if (!seen || seen.deliveryStatus !== 'pending' || !seen.connectorId) { await completeJobs(em.fork(), [job.id]); return; }
+  const adapter = adapterContracts(seen.connectorId);
+  const waitingForConfirmation = seen.connectorMessageId !== null;
+  const options = { timeout: deliveryTimeoutMs(), retries: 0 };
+
+  let outcome: SendResult | StatusResult;
+  try {
+    if (waitingForConfirmation) {
+      outcome = await call(this.broker, adapter.status, { messageId: seen.connectorMessageId!, livemode: seen.livemode }, options);
+    } else {
+      const msg: OutboundMessage = {
+        documentId: seen.id, livemode: seen.livemode, type: seen.type, number: seen.number ?? null,
+        sender: { peppolId: seen.senderPeppolId ?? null, name: seen.senderName ?? null, organizationId: seen.organization.id, companyId: seen.companyId },
+        recipient: recipientOf(seen),
+        payload: payloadOf(seen),
+        attempt: seen.deliveryAttempts + 1,
+      };
+      outcome = await call(this.broker, adapter.send, msg, options);
+    }
+  } catch (err) {
+    // The adapter failed, timed out, is unreachable or its circuit is open: a transport failure
+    // like any other, re-sent on the same schedule, so the document always ends delivered or failed.
+    this.logger.warn(`delivery of ${seen.id} through adapter.${seen.connectorId} failed: ${(err as Error).message}`);
+    outcome = { outcome: 'transient', errorMessage: (err as Error).message.startsWith('adapter.') ? (err as Error).message : `adapter.${seen.connectorId}: ${(err as Error).message}` };
+  }
+  await recordDelivery.call(this, job, em, seen, waitingForConfirmation, outcome);
+}
+
+/** Records a connector's answer, if the document is still where it was when the call began. */
+async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager, seen: Document, waitingForConfirmation: boolean, outcome: SendResult | StatusResult): Promise<void> {
   const events: OutboxEventInput[] = [];
   await em.fork().transactional(async (tx) => {
-    const doc = await tx.findOne(Document, { id: job.ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!doc || doc.deliveryStatus !== 'pending' || !doc.connectorId) { await completeJobs(tx, [job.id]); return; }
-    const adapter = adapterContracts(doc.connectorId);
+    const doc = await tx.findOne(Document, { id: seen.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    // Someone else recorded this attempt meanwhile (a lease taken over): theirs stands.
+    if (!doc || doc.deliveryStatus !== 'pending' || doc.deliveryAttempts !== seen.deliveryAttempts || doc.connectorMessageId !== seen.connectorMessageId) return;
+    if (!waitingForConfirmation && outcome.outcome !== 'transient') doc.deliveryAttempts += 1;
     const now = (await companyClock(tx, doc.companyId)).now();
     const base = { organizationId: doc.organization.id, companyId: doc.companyId, livemode: doc.livemode };
     const billing = BILLING_TYPES.has(doc.type);
     const step = (code: string, by: string, extra: Partial<LifecycleEntry> = {}) => { if (billing) events.push(applyStep(doc, entryFor(code, by, now, extra))); };
-
-    let outcome: SendResult | StatusResult;
-    const waitingForConfirmation = doc.connectorMessageId !== null;
-    try {
-      if (waitingForConfirmation) {
-        outcome = await call(this.broker, adapter.status, { messageId: doc.connectorMessageId! });
-      } else {
-        const msg: OutboundMessage = {
-          documentId: doc.id, type: doc.type, number: doc.number ?? null,
-          sender: { peppolId: doc.senderPeppolId ?? null, name: doc.senderName ?? null, organizationId: doc.organization.id, companyId: doc.companyId },
-          recipient: recipientOf(doc),
-          payload: payloadOf(doc),
-          attempt: doc.deliveryAttempts + 1,
-        };
-        outcome = await call(this.broker, adapter.send, msg);
-      }
-    } catch (err) {
-      // The adapter failed, is unreachable or its circuit is open: a transport failure like any
-      // other, re-sent on the same schedule, so the document always ends delivered or failed.
-      this.logger.warn(`delivery of ${doc.id} through adapter.${doc.connectorId} failed: ${(err as Error).message}`);
-      outcome = { outcome: 'transient', errorMessage: `adapter.${doc.connectorId}: ${(err as Error).message}` };
-    }
-    if (!waitingForConfirmation && outcome.outcome !== 'transient') doc.deliveryAttempts += 1;
 
     const sent = () => {
       if (doc.sentAt) return;
@@ -528,6 +610,7 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
         break;
       }
       case 'rejected':
+        // The network's own code (AP_REJECTED, SBDH_ERROR, EBMS:…, a PPF or SDI code) is the document's errorCode.
         failed(outcome.errorCode, outcome.errorMessage);
         await completeJobs(tx, [job.id]);
         break;
@@ -673,7 +756,11 @@ async function applyEverywhere(this: DocsThis, ctx: Context, tx: EntityManager, 
 
 const DocumentsService: ServiceSchema = {
   name: 'documents',
-  mixins: [OrmMixin, OutboxMixin, SchedulerMixin({ [DELIVER_JOB]: { batch: 10, async handle(this: Service, jobs, em) { for (const job of jobs) await deliverJob.call(this, job, em); } } })],
+  mixins: [OrmMixin, OutboxMixin, SchedulerMixin({ [DELIVER_JOB]: { batch: 50, async handle(this: Service, jobs, em) { await deliverDue.call(this as DeliveryThis, jobs, em); } } })],
+
+  created() {
+    (this as unknown as DeliveryThis).delivery = { slots: new ConnectorSlots(), inflight: new Set() };
+  },
 
   started() {
     const self = this as unknown as DocsThis;
@@ -681,6 +768,8 @@ const DocumentsService: ServiceSchema = {
     self.workers.preload(PARSE_TASKS);
   },
   async stopped() {
+    // Deliveries still talking to a connector record their outcome before the database closes.
+    await Promise.allSettled([...(this as unknown as DeliveryThis).delivery.inflight]);
     await releaseWorkerPool((this as unknown as DocsThis).workers);
   },
 
@@ -880,41 +969,51 @@ const DocumentsService: ServiceSchema = {
       const em = emOf(ctx);
       const organization = await em.findOne(Organization, { id: p.recipient.organizationId });
       if (!organization) throw new DomainError('RECIPIENT_NOT_FOUND', `Organization '${p.recipient.organizationId}' is gone`);
-      const livemode = CONNECTOR_MANIFESTS.find((m) => m.id === p.connectorId)?.mode === 'live';
-      const existing = await em.findOne(Document, { organization: organization.id, counterpartId: p.messageId, direction: 'incoming' });
-      if (existing) return { documentId: existing.id };
+      if (!await em.findOne(Company, { id: p.recipient.companyId, organization: organization.id }, { fields: ['id'] })) throw new DomainError('RECIPIENT_NOT_FOUND', `Company '${p.recipient.companyId}' is not one of ${organization.id}`);
+      if (p.messageId.includes('\u0000')) throw new DomainError('INVALID_REQUEST', 'The network message id contains a NUL byte');
+      const livemode = p.livemode;
       const normalized = p.payload.normalized ?? null;
       const billing = BILLING_TYPES.has(p.type);
       const canonical = billing && normalized ? (normalized as unknown as CanonicalInvoice) : undefined;
       const now = (await companyClock(em, p.recipient.companyId)).now();
       const id = newId('document');
-      await em.transactional(async (tx) => {
-        const doc = tx.create(Document, {
-          id, organization: organization.id, companyId: p.recipient.companyId, livemode, direction: 'incoming', type: p.type, documentSubtype: null,
-          format: p.payload.pdf ? 'auto' : p.payload.syntax === 'cii-d16b' ? 'cii-xml' : p.payload.xml ? 'ubl-xml' : 'json',
-          number: p.number, issueDate: canonical?.issueDate ?? null, dueDate: canonical?.dueDate ?? null, currency: canonical?.currency ?? null,
-          totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? null, sellerKey: null,
-          senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,
-          recipient: { ...(p.recipient.peppolId ? { peppolId: p.recipient.peppolId } : {}), companyId: p.recipient.companyId, ...(p.recipient.name ? { name: p.recipient.name } : {}) },
-          metadata: null, status: 'received', lifecycleCode: null, lifecycle: [], deliveryStatus: 'received', connectorId: p.connectorId,
-          connectorMessageId: p.messageId, deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
-          counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
-          originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
-          normalized, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
+      // No read first: the unique index on (connector, network message id) decides, so two
+      // concurrent hand-offs of one message make one document and both answer it.
+      try {
+        await em.fork().transactional(async (tx) => {
+          const doc = tx.create(Document, {
+            id, organization: organization.id, companyId: p.recipient.companyId, livemode, direction: 'incoming', type: p.type, documentSubtype: null,
+            format: p.payload.pdf ? 'auto' : p.payload.syntax === 'cii-d16b' ? 'cii-xml' : p.payload.xml ? 'ubl-xml' : 'json',
+            number: p.number, issueDate: canonical?.issueDate ?? null, dueDate: canonical?.dueDate ?? null, currency: canonical?.currency ?? null,
+            totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? null, sellerKey: null,
+            senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,
+            recipient: { ...(p.recipient.peppolId ? { peppolId: p.recipient.peppolId } : {}), companyId: p.recipient.companyId, ...(p.recipient.name ? { name: p.recipient.name } : {}) },
+            metadata: null, status: 'received', lifecycleCode: null, lifecycle: [], deliveryStatus: 'received', connectorId: p.connectorId,
+            connectorMessageId: p.messageId, deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
+            counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
+            originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
+            normalized, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
+          });
+          if (billing) {
+            // The buyer's copy shares the history so far: deposited, issued, received, made available.
+            doc.lifecycle = ['200', '201', '202'].map((code) => entryFor(code, FRENCH_STATUSES[code]!.emittedBy, now));
+            doc.lifecycleCode = '202';
+            await this.recordEvent(ctx, tx, applyStep(doc, entryFor('203', 'buyer_platform', now)));
+          }
+          await this.recordEvent(ctx, tx, {
+            organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.received', livemode,
+            data: { documentId: id, type: p.type, number: p.number, direction: 'incoming', sender: { peppolId: p.sender.peppolId, name: p.sender.name }, receiver: { peppolId: p.recipient.peppolId, name: p.recipient.name } },
+          });
+          await tx.flush();
         });
-        if (billing) {
-          // The buyer's copy shares the history so far: deposited, issued, received, made available.
-          doc.lifecycle = ['200', '201', '202'].map((code) => entryFor(code, FRENCH_STATUSES[code]!.emittedBy, now));
-          doc.lifecycleCode = '202';
-          await this.recordEvent(ctx, tx, applyStep(doc, entryFor('203', 'buyer_platform', now)));
-        }
-        await this.recordEvent(ctx, tx, {
-          organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.received', livemode,
-          data: { documentId: id, type: p.type, number: p.number, direction: 'incoming', sender: { peppolId: p.sender.peppolId, name: p.sender.name }, receiver: { peppolId: p.recipient.peppolId, name: p.recipient.name } },
-        });
-        await tx.flush();
-      });
-      return { documentId: id };
+      } catch (err) {
+        if ((err as { name?: string }).name !== 'UniqueConstraintViolationException') throw err;
+        const first = await em.fork().findOne(Document, { $or: [{ connectorId: p.connectorId, connectorMessageId: p.messageId }, { organization: organization.id, counterpartId: p.messageId }], direction: 'incoming' }, { fields: ['id'] });
+        if (!first) throw err;
+        return { documentId: first.id, duplicate: true };
+      }
+
+      return { documentId: id, duplicate: false };
     }),
   },
 };

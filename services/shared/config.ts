@@ -58,7 +58,15 @@ export interface AppConfig {
   /** Outbox dispatcher, scheduler and webhook delivery (services/events, services/webhooks). */
   events: EventsConfig;
   /** Document delivery (services/documents). */
-  documents: { deliveryRetryMs: number };
+  documents: {
+    deliveryRetryMs: number;
+    /** A connector that has not answered a send or status call within this many ms has failed the attempt (transient). */
+    deliveryTimeoutMs: number;
+    /** Deliveries in flight at once per connector in one documents instance (EINV_CONNECTOR_<ID>_CONCURRENCY overrides). */
+    deliveryConcurrency: number;
+  };
+  /** Which connectors run and where their folders and settings are (services/shared/connector-settings.ts). */
+  connectors: ConnectorsConfig;
   /** Public base URL used in docUrl links and the OpenAPI `servers` entry. */
   publicUrl: string;
   docsUrl: string;
@@ -145,6 +153,15 @@ export interface JwtConfig {
   signingKeySecret: string | undefined;
 }
 
+export interface ConnectorsConfig {
+  /** Enabled connector ids (EINV_CONNECTORS); unset: the connectors file's, else `sandbox-network`. */
+  enabled: string[] | undefined;
+  /** JSON file of per-connector settings: `{"<id>": {"enabled", "options", "concurrency", "secretsFile", "module"}}`. */
+  file: string | undefined;
+  /** Folders searched for `<id>/` after `adapters/` (colon-separated), e.g. partner connectors installed elsewhere. */
+  path: string[];
+}
+
 export interface EventsConfig {
   /** node-cron expression of the scheduler tick (due-time rows: webhook retries, deadlines). */
   schedulerCron: string;
@@ -183,6 +200,13 @@ export function loadConfig(): AppConfig {
     documents: {
       // First re-send after a transport failure; each next one waits twice as long (5 re-sends).
       deliveryRetryMs: int('EINV_DELIVERY_RETRY_MS', 30_000),
+      deliveryTimeoutMs: int('EINV_DELIVERY_TIMEOUT_MS', 30_000),
+      deliveryConcurrency: int('EINV_DELIVERY_CONCURRENCY', 16),
+    },
+    connectors: {
+      enabled: str('EINV_CONNECTORS')?.split(',').map((s) => s.trim()).filter(Boolean),
+      file: str('EINV_CONNECTORS_FILE'),
+      path: (str('EINV_CONNECTORS_PATH') ?? '').split(':').map((s) => s.trim()).filter(Boolean),
     },
     publicUrl,
     docsUrl: str('EINV_DOCS_URL') ?? `${publicUrl}/docs/errors`,

@@ -4,22 +4,29 @@
 import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
 import { sandboxNetworkConnector as c, SCENARIOS } from '../../../adapters/sandbox-network/sandbox-network.connector.ts';
 import type { DirectoryEntry } from '../../../adapters/sdk/index.ts';
-import { pickConnector } from '../../../services/documents/router.ts';
+import { candidateConnectors, pickConnector } from '../../../services/documents/router.ts';
 
 const bob: DirectoryEntry = { organizationId: 'org_b', companyId: 'comp_b', peppolId: '0208:0123456749', name: 'Bob BV', country: 'BE', documentTypes: ['invoice', 'credit-note'] };
 
-describeConnectorContract(c, { known: { peppolId: bob.peppolId! }, unknown: { peppolId: '0208:0999999999' }, directory: [bob], documentType: 'invoice' });
+describeConnectorContract(c, { known: { peppolId: bob.peppolId! }, unknown: { peppolId: '0208:0999999999' }, directory: [bob], documentType: 'invoice',
+  // The sandbox network is this platform: the same message sent twice reaches the recipient's inbox once.
+  receiveTwice: async (host, connector) => {
+    const msg = sampleMessage({ peppolId: bob.peppolId! }, 'invoice');
+    await connector.send!(msg, host);
+    await connector.send!({ ...msg, attempt: 2 }, host);
+  },
+});
 
 describe('scenarios', () => {
   const host = () => memoryHost([bob]);
 
   it('unknown and cannot-receive participants', async () => {
-    expect(await c.check({ recipient: { peppolId: SCENARIOS.unknown }, documentType: 'invoice' }, host())).toMatchObject({ known: false, canReceive: false });
-    expect(await c.check({ recipient: { peppolId: SCENARIOS.cannotReceive }, documentType: 'invoice' }, host())).toMatchObject({ known: true, canReceive: false, documentTypes: [] });
-    expect(await c.check({ recipient: { peppolId: SCENARIOS.invoiceOnly }, documentType: 'purchase-order' }, host())).toMatchObject({ known: true, canReceive: false, documentTypes: ['invoice'] });
-    expect(await c.check({ recipient: { peppolId: SCENARIOS.invoiceOnly }, documentType: 'invoice' }, host())).toMatchObject({ known: true, canReceive: true });
-    expect(await c.check({ recipient: { companyId: 'comp_b' }, documentType: 'credit-note' }, host())).toMatchObject({ known: true, canReceive: true, name: 'Bob BV', country: 'BE' });
-    expect(await c.check({ recipient: { companyId: 'comp_b' }, documentType: 'quote' }, host())).toMatchObject({ known: true, canReceive: false });
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.unknown }, documentType: 'invoice', livemode: false }, host())).toMatchObject({ known: false, canReceive: false });
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.cannotReceive }, documentType: 'invoice', livemode: false }, host())).toMatchObject({ known: true, canReceive: false, documentTypes: [] });
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.invoiceOnly }, documentType: 'purchase-order', livemode: false }, host())).toMatchObject({ known: true, canReceive: false, documentTypes: ['invoice'] });
+    expect(await c.check({ recipient: { peppolId: SCENARIOS.invoiceOnly }, documentType: 'invoice', livemode: false }, host())).toMatchObject({ known: true, canReceive: true });
+    expect(await c.check({ recipient: { companyId: 'comp_b' }, documentType: 'credit-note', livemode: false }, host())).toMatchObject({ known: true, canReceive: true, name: 'Bob BV', country: 'BE' });
+    expect(await c.check({ recipient: { companyId: 'comp_b' }, documentType: 'quote', livemode: false }, host())).toMatchObject({ known: true, canReceive: false });
   });
 
   it('access-point rejection', async () => {
@@ -36,31 +43,39 @@ describe('scenarios', () => {
 
   it('delayed delivery is confirmed by status once due', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
-    const h = memoryHost([bob], () => now);
+    const h = memoryHost([bob], { now: () => now });
     const r = await c.send(sampleMessage({ peppolId: SCENARIOS.delayed(30) }, 'invoice'), h);
     expect(r).toMatchObject({ outcome: 'accepted', checkAfterMs: 30_000 });
     const id = (r as { messageId: string }).messageId;
-    expect(await c.status(id, h)).toEqual({ outcome: 'pending', checkAfterMs: 30_000 });
+    expect(await c.status({ messageId: id, livemode: false }, h)).toEqual({ outcome: 'pending', checkAfterMs: 30_000 });
     now = new Date('2026-01-01T00:00:30Z');
-    expect(await c.status(id, h)).toEqual({ outcome: 'delivered' });
+    expect(await c.status({ messageId: id, livemode: false }, h)).toEqual({ outcome: 'delivered' });
   });
 
   it('delivers to a sandbox company through the inbox and names the recipient copy', async () => {
     const h = host();
     const r = await c.send(sampleMessage({ peppolId: bob.peppolId! }, 'invoice'), h);
     expect(r).toEqual({ outcome: 'delivered', messageId: expect.any(String), localDocumentId: 'doc_in_1' });
+    expect(h.inboxed[0]).toMatchObject({ livemode: false, messageId: expect.stringMatching(/^doc_contract_/) });
     expect(h.inboxed[0]!.recipient).toEqual({ peppolId: bob.peppolId, organizationId: 'org_b', companyId: 'comp_b', name: 'Bob BV' });
   });
 });
 
 describe('content-based router', () => {
-  const live = { ...c.manifest, id: 'peppol-as4', mode: 'live' as const };
-  const frLive = { ...c.manifest, id: 'fr-ppf', mode: 'live' as const, countries: ['FR'] };
+  const live = { ...c.manifest, id: 'peppol-as4', modes: ['live' as const] };
+  const frLive = { ...c.manifest, id: 'fr-ppf', modes: ['live' as const], countries: ['FR'] };
+  const both = { ...c.manifest, id: 'be-both', modes: ['live' as const, 'test' as const], countries: ['BE'] };
   it('test keys go to the sandbox network, live keys to a live connector, the country-specific one first', () => {
     expect(pickConnector([c.manifest, live, frLive], { livemode: false, documentType: 'invoice' })?.id).toBe('sandbox-network');
     expect(pickConnector([c.manifest, live, frLive], { livemode: true, documentType: 'invoice' })?.id).toBe('peppol-as4');
     expect(pickConnector([c.manifest, live, frLive], { livemode: true, country: 'FR', documentType: 'invoice' })?.id).toBe('fr-ppf');
     expect(pickConnector([c.manifest], { livemode: true, documentType: 'invoice' })).toBeUndefined();
     expect(pickConnector([c.manifest], { livemode: false, documentType: 'event' })).toBeUndefined();
+  });
+
+  it('a connector serving both modes serves live and test keys, and all candidates come best first', () => {
+    expect(pickConnector([c.manifest, both], { livemode: true, country: 'BE', documentType: 'invoice' })?.id).toBe('be-both');
+    expect(pickConnector([c.manifest, both], { livemode: false, country: 'BE', documentType: 'invoice' })?.id).toBe('be-both');
+    expect(candidateConnectors([c.manifest, both, live], { livemode: false, country: 'BE', documentType: 'invoice' }).map((m) => m.id)).toEqual(['be-both', 'sandbox-network']);
   });
 });

@@ -1,0 +1,70 @@
+/**
+ * Contracts of the `adapter.<id>` services: every connector is reached through the same typed
+ * verbs of the connector SDK, and publishes its manifest in the service's metadata
+ * (`metadata.connector`), so the router finds it in the broker registry without a central list.
+ */
+import { defineAction, type ActionContract } from '../shared/contract.ts';
+import type { CheckRequest, CheckResult, ConnectorManifest, InboundResponse, OutboundMessage, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
+
+/** Metadata key of an `adapter.<id>` service that carries its manifest. */
+export const MANIFEST_METADATA_KEY = 'connector';
+
+/** A request to a push-receive route, as the gateway forwards it (body in base64). */
+export interface RouteRequest {
+  method: string;
+  route: string;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  body: string;
+  clientCertificate?: { subject: string; fingerprint256: string; pem?: string };
+}
+
+export type RouteResponse = Omit<InboundResponse, 'body'> & { body?: string; bodyEncoding?: 'base64' };
+
+export interface AdapterContracts {
+  manifest: ActionContract<Record<string, never>, ConnectorManifest>;
+  check: ActionContract<CheckRequest, CheckResult>;
+  send: ActionContract<OutboundMessage, SendResult>;
+  status: ActionContract<StatusRequest, StatusResult>;
+  route: ActionContract<RouteRequest, RouteResponse>;
+}
+
+const message = {
+  documentId: 'string',
+  livemode: 'boolean',
+  type: 'string',
+  sender: 'object',
+  recipient: 'object',
+  payload: 'object',
+  attempt: { type: 'number', integer: true, min: 1 },
+} as const;
+
+const cache = new Map<string, AdapterContracts>();
+
+export function adapterContracts(connectorId: string): AdapterContracts {
+  let c = cache.get(connectorId);
+  if (!c) {
+    const service = `adapter.${connectorId}`;
+    c = {
+      manifest: defineAction(service, 'manifest', { params: {} }),
+      check: defineAction(service, 'check', { params: { recipient: 'object', documentType: 'string', livemode: 'boolean' } }),
+      send: defineAction(service, 'send', { params: { ...message } }),
+      status: defineAction(service, 'status', { params: { messageId: 'string', livemode: 'boolean' } }),
+      route: defineAction(service, 'route', {
+        params: { method: 'string', route: 'string', headers: 'object', query: 'object', body: 'string', clientCertificate: { type: 'object', optional: true } },
+      }),
+    };
+    cache.set(connectorId, c);
+  }
+  return c;
+}
+
+/** The manifests of the connectors the broker knows (local or on other nodes), from service metadata. */
+export function registeredManifests(broker: { registry: { getServiceList(opts: { onlyAvailable?: boolean }): Array<{ name: string; metadata?: Record<string, unknown> }> } }): ConnectorManifest[] {
+  const seen = new Map<string, ConnectorManifest>();
+  for (const svc of broker.registry.getServiceList({ onlyAvailable: true })) {
+    const manifest = svc.metadata?.[MANIFEST_METADATA_KEY] as ConnectorManifest | undefined;
+    if (svc.name.startsWith('adapter.') && manifest && !seen.has(manifest.id)) seen.set(manifest.id, manifest);
+  }
+  return [...seen.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
