@@ -59,13 +59,13 @@ async function round(name: string, key: string, to: string) {
   const em = app.orm!.em.fork() as EntityManager;
   const end = Date.now() + DEADLINE_MS;
   for (;;) {
-    const [row] = await em.execute<Array<{ left: string }>>(`select count(*) as left from documents where id = any(?) and delivery_status = 'pending'`, [ids]);
+    const [row] = await em.execute<Array<{ left: string }>>(`select count(*) as left from documents where id in (${ids.map(() => '?').join(', ')}) and delivery_status = 'pending'`, ids);
     if (Number(row!.left) === 0) break;
     if (Date.now() > end) throw new Error(`${name}: ${row!.left} deliveries still pending after ${DEADLINE_MS} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const rows = await em.execute<Array<{ ms: number; created: Date; delivered: Date; status: string }>>(
-    `select extract(epoch from delivered_at - created_at) * 1000 as ms, created_at as created, delivered_at as delivered, delivery_status as status from documents where id = any(?)`, [ids]);
+    `select extract(epoch from delivered_at - created_at) * 1000 as ms, created_at as created, delivered_at as delivered, delivery_status as status from documents where id in (${ids.map(() => '?').join(', ')})`, ids);
   if (rows.some((r) => r.status !== 'delivered')) throw new Error(`${name}: not every document was delivered`);
   const latencies = rows.map((r) => Number(r.ms)).sort((x, y) => x - y);
   const span = (Math.max(...rows.map((r) => new Date(r.delivered).getTime())) - Math.min(...rows.map((r) => new Date(r.created).getTime()))) / 1000;

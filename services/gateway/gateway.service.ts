@@ -19,6 +19,7 @@ import { resolveBearerToken } from './credentials.ts';
 import { applyDeprecationHeaders } from './deprecation.ts';
 import { compileChecker, rawDepositParams, requestParams, type ParamsChecker } from './request-validation.ts';
 import { buildOpenApi } from './openapi.ts';
+import { connectorRouteHandler } from './connector-routes.ts';
 import { HTTP_CONTRACTS } from './routes.ts';
 import { IpLimiter } from './ip-limiter.ts';
 import { AuthFailureThrottle, clientKey, ipKey, isAuthFailure } from './auth-failures.ts';
@@ -110,6 +111,19 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     logResponse: 'debug',
     etag: false,
     routes: [
+      {
+        // Connectors' push-receive routes: outside /v1 and its key auth; each route authenticates its caller.
+        path: '/connectors',
+        mappingPolicy: 'restrict',
+        autoAliases: false,
+        bodyParsers: false,
+        authentication: false,
+        authorization: false,
+        aliases: Object.fromEntries(['GET', 'POST', 'PUT'].map((method) => [`${method} /:connectorId/:route`, function connectorRoute(this: { broker: Context['broker'] }, req: Req, res: ServerResponse) {
+          // Answered here; moleculer-web's next() is never called, so no action runs after it.
+          void connectorRouteHandler(this.broker, config)(req, res);
+        }])),
+      },
       {
         path: '',
         mappingPolicy: 'restrict',

@@ -76,11 +76,8 @@ async function collect(req: IncomingMessage, source: Readable, limit: number): P
   return Buffer.concat(chunks, size);
 }
 
-export async function readBody(req: IncomingMessage, limits: BodyLimits): Promise<ParsedBody> {
-  const contentType = req.headers['content-type'];
-  const json = isJsonType(contentType);
-  const limit = json ? limits.maxJsonBytes : limits.maxBodyBytes;
-
+/** The body's bytes, decompressed and capped at `limit` (as sent: nothing parsed). */
+export async function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   const encoding = (req.headers['content-encoding'] ?? 'identity').toString().trim().toLowerCase();
   if (encoding === 'identity' && Number.isFinite(declared) && declared > limit) {
@@ -99,9 +96,8 @@ export async function readBody(req: IncomingMessage, limits: BodyLimits): Promis
     throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding '${encoding}' is not supported; send identity or gzip`);
   }
 
-  let bytes: Buffer;
   try {
-    bytes = await collect(req, source, limit);
+    return await collect(req, source, limit);
   } catch (err) {
     if (err instanceof DomainError) throw err;
     await drain(req);
@@ -110,7 +106,12 @@ export async function readBody(req: IncomingMessage, limits: BodyLimits): Promis
       details: [{ field: 'body', rule: 'gzip', message: (err as Error).message }],
     });
   }
+}
 
+export async function readBody(req: IncomingMessage, limits: BodyLimits): Promise<ParsedBody> {
+  const contentType = req.headers['content-type'];
+  const json = isJsonType(contentType);
+  const bytes = await readBytes(req, json ? limits.maxJsonBytes : limits.maxBodyBytes);
   if (bytes.length === 0) return { json: undefined, raw: undefined, contentType };
   if (!json) return { json: undefined, raw: bytes, contentType };
   try {

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
@@ -158,5 +159,32 @@ describe('the inbound hand-off', () => {
     const found = await api(t.baseUrl, 'POST', '/v1/documents/search', { key: b.apiKey, body: { filters: { direction: 'incoming', number: 'PO-DUP-1' } } });
     expect(found.body.data).toHaveLength(1);
     expect(found.body.data[0].id).toBe(answers[0]!.documentId);
+  });
+});
+
+describe('push-receive routes under /connectors/<id>/', () => {
+  const post = (path: string, body: string, headers: Record<string, string> = {}) => fetch(`${t.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const sign = (body: string) => createHmac('sha256', 'partner-token-s3cret').update(body).digest('hex');
+
+  it('a signed push is stored once and acknowledged each time; an unsigned one never reaches the connector', async () => {
+    const body = JSON.stringify({ messageId: `push-${Date.now()}`, to: b.company.peppolId, number: 'PUSH-1' });
+    const unsigned = await post('/connectors/slow-partner/inbound', body);
+    expect(unsigned.status).toBe(401);
+    const forged = await post('/connectors/slow-partner/inbound', body, { 'x-signature': sign(`${body} `) });
+    expect(forged.status).toBe(401);
+    const first = await post('/connectors/slow-partner/inbound', body, { 'x-signature': sign(body) });
+    expect(first.status).toBe(200);
+    const stored = await first.json() as { documentId: string; duplicate: boolean };
+    expect(stored.duplicate).toBe(false);
+    const again = await post('/connectors/slow-partner/inbound', body, { 'x-signature': sign(body) });
+    expect(await again.json()).toEqual({ documentId: stored.documentId, duplicate: true });
+    const found = await api(t.baseUrl, 'POST', '/v1/documents/search', { key: b.apiKey, body: { filters: { direction: 'incoming', number: 'PUSH-1' } } });
+    expect(found.body.data.map((d: { id: string }) => d.id)).toEqual([stored.documentId]);
+  });
+
+  it('only connectors that push-receive have routes, and only the routes they declare', async () => {
+    expect((await post('/connectors/sandbox-network/inbound', '{}')).status).toBe(404);
+    expect((await post('/connectors/nobody/inbound', '{}')).status).toBe(404);
+    expect((await post('/connectors/slow-partner/other', '{}', { 'x-signature': sign('{}') })).status).toBe(404);
   });
 });
