@@ -34,10 +34,17 @@ export function createHttpClient(): HttpClient {
     return agent;
   }
 
+  /** Requests under way, so closing can cut them. */
+  const running = new Map<AbortController, Promise<unknown>>();
+
   return {
     async request(url, options = {}) {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const signal = AbortSignal.timeout(timeoutMs);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const cut = new AbortController();
+      const signal = AbortSignal.any([timeout, cut.signal]);
+      let done!: () => void;
+      running.set(cut, new Promise<void>((resolve) => { done = resolve; }));
       try {
         const res = await request(url, {
           method: (options.method ?? 'GET') as 'GET',
@@ -62,11 +69,19 @@ export function createHttpClient(): HttpClient {
       } catch (err) {
         if (err instanceof ConnectorError) throw err;
         const host = (() => { try { return new URL(url).host; } catch { return url; } })();
-        if (signal.aborted) throw ConnectorError.transient('HTTP_TIMEOUT', `${host} did not answer within ${timeoutMs} ms`);
+        if (timeout.aborted) throw ConnectorError.transient('HTTP_TIMEOUT', `${host} did not answer within ${timeoutMs} ms`);
+        if (cut.signal.aborted) throw ConnectorError.transient('HTTP_ABORTED', `${host}: the connector stopped before the answer came`);
         throw ConnectorError.transient('HTTP_NETWORK_ERROR', `${host}: ${(err as Error).message}`);
+      } finally {
+        running.delete(cut);
+        done();
       }
     },
     async close() {
+      // The broker's graceful stop has already waited for running calls (MOL_SHUTDOWN_TIMEOUT_MS):
+      // what still runs is cut, fails as transient and is re-sent by whoever runs next.
+      for (const cut of running.keys()) cut.abort();
+      await Promise.allSettled([...running.values()]);
       await Promise.all([plain, ...agents.values()].map((a) => a.close().catch(() => undefined)));
       agents.clear();
     },

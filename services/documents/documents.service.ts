@@ -34,6 +34,7 @@ import { Document, type LifecycleEntry } from './document.entity.ts';
 import { FRENCH_STATUSES, allowedTransitions, apiStatusOf, canMove, resolveTransition, type Party } from './lifecycle.ts';
 import { SearchError, afterCursor, compileFilters, cursorValues, orderBy, parseSort } from './search.ts';
 import { candidateConnectors } from './router.ts';
+import { ConnectorSlots } from './connector-slots.ts';
 import * as contract from './documents.contract.ts';
 import type { DocumentView, SendParams, LifecycleView, BatchItemResult } from './documents.contract.ts';
 
@@ -471,55 +472,51 @@ function retryDelayMs(attempt: number): number {
 
 /** A claimed job's first wave of outcomes is awaited this long; slower ones are recorded when they end. */
 const FIRST_WAVE_MS = 500;
-/** A connector whose slots are all taken gets its further jobs back for this long. */
+/** A delivery waits this long for a slot of its connector before its job goes back to the queue. */
+const SLOT_WAIT_MS = 5_000;
+/** A job handed back because its connector is saturated is due again after this long. */
 const SATURATED_RETRY_MS = 1_000;
+/** Deliveries started or waiting for a slot in this instance at most; past it the claim loop waits. */
+const MAX_PENDING_DELIVERIES = 1_000;
 
-/** Deliveries in flight per connector in this instance (configurable per connector). */
-class ConnectorSlots {
-  private readonly inUse = new Map<string, number>();
-  tryTake(connectorId: string): boolean {
-    const used = this.inUse.get(connectorId) ?? 0;
-    if (used >= connectorSettings(connectorId).concurrency) return false;
-    this.inUse.set(connectorId, used + 1);
-    return true;
-  }
-  give(connectorId: string): void {
-    this.inUse.set(connectorId, (this.inUse.get(connectorId) ?? 1) - 1);
-  }
-}
-
-interface DeliveryState { slots: ConnectorSlots; inflight: Set<Promise<void>> }
+interface DeliveryState { slots: ConnectorSlots; inflight: Set<Promise<void>>; stopping: boolean }
 type DeliveryThis = Service & { delivery: DeliveryState };
 
 /**
- * Hands claimed jobs to their connectors: each job takes a slot of its connector (a saturated
- * connector's jobs go back to the queue for a second, so they hold no lease meanwhile), runs
- * outside any transaction, and records its outcome when it ends. The handler returns after a
+ * Hands claimed jobs to their connectors: each delivery takes a slot of its own connector (or,
+ * when the connector stays saturated, goes back to the queue so it holds no lease meanwhile), calls
+ * it outside any transaction, and records the outcome when it ends. The handler returns after a
  * short first wave, so a connector that hangs holds its own slots and nothing else.
  */
 async function deliverDue(this: DeliveryThis, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
   const rows = await em.fork().find(Document, { id: { $in: jobs.map((j) => j.ref) } }, { fields: ['id', 'connectorId'] });
   const connectorOf = new Map(rows.map((r) => [r.id, r.connectorId ?? null]));
-  const busy: string[] = [];
-  const started: Array<Promise<void>> = [];
-  for (const job of jobs) {
+  const { slots, inflight } = this.delivery;
+  const started = jobs.map((job) => {
     const connectorId = connectorOf.get(job.ref) ?? null;
-    if (connectorId && !this.delivery.slots.tryTake(connectorId)) { busy.push(job.id); continue; }
-    const run = deliverJob.call(this, job, em)
-      .catch((err: unknown) => {
-        this.logger.error(`delivery of ${job.ref} could not be recorded; it is attempted again when its lease ends`, err);
-      })
-      .finally(() => {
-        if (connectorId) this.delivery.slots.give(connectorId);
-        this.delivery.inflight.delete(run);
-      });
-    this.delivery.inflight.add(run);
-    started.push(run);
-  }
-  if (busy.length) await releaseJobs(em.fork(), busy, SATURATED_RETRY_MS);
+    const run: Promise<void> = (async () => {
+      const taken = connectorId ? await slots.take(connectorId, SLOT_WAIT_MS) : true;
+      // Saturated, or the service is stopping: the job goes back to the queue untouched.
+      if (!taken || this.delivery.stopping) {
+        if (taken && connectorId) slots.give(connectorId);
+        await releaseJobs(em.fork(), [job.id], SATURATED_RETRY_MS);
+        return;
+      }
+      try {
+        await deliverJob.call(this, job, em);
+      } finally {
+        if (connectorId) slots.give(connectorId);
+      }
+    })()
+      .catch((err: unknown) => { this.logger.error(`delivery of ${job.ref} could not be recorded; it is attempted again when its lease ends`, err); })
+      .finally(() => { inflight.delete(run); });
+    inflight.add(run);
+    return run;
+  });
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(started), new Promise<void>((resolve) => { timer = setTimeout(resolve, FIRST_WAVE_MS); })]);
   clearTimeout(timer);
+  while (inflight.size >= MAX_PENDING_DELIVERIES) await Promise.race(inflight);
 }
 
 /** How long a connector may take to answer: within the job's lease, so nobody else claims it meanwhile. */
@@ -759,7 +756,7 @@ const DocumentsService: ServiceSchema = {
   mixins: [OrmMixin, OutboxMixin, SchedulerMixin({ [DELIVER_JOB]: { batch: 50, async handle(this: Service, jobs, em) { await deliverDue.call(this as DeliveryThis, jobs, em); } } })],
 
   created() {
-    (this as unknown as DeliveryThis).delivery = { slots: new ConnectorSlots(), inflight: new Set() };
+    (this as unknown as DeliveryThis).delivery = { slots: new ConnectorSlots((id) => connectorSettings(id).concurrency), inflight: new Set(), stopping: false };
   },
 
   started() {
@@ -768,8 +765,11 @@ const DocumentsService: ServiceSchema = {
     self.workers.preload(PARSE_TASKS);
   },
   async stopped() {
-    // Deliveries still talking to a connector record their outcome before the database closes.
-    await Promise.allSettled([...(this as unknown as DeliveryThis).delivery.inflight]);
+    // Deliveries still talking to a connector record their outcome before the database closes;
+    // those still waiting for a slot go back to the queue.
+    const delivery = (this as unknown as DeliveryThis).delivery;
+    delivery.stopping = true;
+    await Promise.allSettled([...delivery.inflight]);
     await releaseWorkerPool((this as unknown as DocsThis).workers);
   },
 

@@ -12,15 +12,17 @@ import { tmpdir } from 'node:os';
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 
 const dirs = mkdtempSync(join(tmpdir(), 'connectors-spec-'));
 const hung: ServerResponse[] = [];
 const seen: string[] = [];
+let closing = false;
 const partner = createServer((req: IncomingMessage, res: ServerResponse) => {
   req.resume();
   seen.push(`${req.url} ${req.headers.authorization}`);
-  if (req.url?.includes('hang')) { hung.push(res); return; } // never answers
+  if (req.url?.includes('hang') && !closing) { hung.push(res); return; } // never answers (until the test ends)
   if (req.url?.includes('refuse')) { res.writeHead(422).end('unknown buyer reference'); return; }
   res.writeHead(200).end(`partner-msg-${seen.length}`);
 });
@@ -47,9 +49,12 @@ beforeAll(async () => {
   t = await startTestApp();
   [a, b] = [await bootstrap(t.baseUrl, { label: 'alice' }), await bootstrap(t.baseUrl, { label: 'bob' })];
 });
+let stopped = false;
 afterAll(async () => {
+  closing = true;
   for (const res of hung) res.destroy();
-  await t?.stop();
+  // The shutdown test stopped the app and kept its database to read it (the test cluster goes at teardown).
+  if (!stopped) await t?.stop();
   partner.closeAllConnections();
   await new Promise((resolve) => partner.close(resolve));
   rmSync(dirs, { recursive: true, force: true });
@@ -187,4 +192,24 @@ describe('push-receive routes under /connectors/<id>/', () => {
     expect((await post('/connectors/nobody/inbound', '{}')).status).toBe(404);
     expect((await post('/connectors/slow-partner/other', '{}', { 'x-signature': sign('{}') })).status).toBe(404);
   });
+});
+
+describe('shutdown', () => {
+  it('stops after the broker\'s graceful wait while deliveries still hang, and records them as transport failures', async () => {
+    const pending = hung.filter((res) => !res.destroyed).length;
+    expect(pending).toBeGreaterThanOrEqual(10);
+    const started = Date.now();
+    stopped = true;
+    await t.stop({ keepDatabase: true });
+    // MOL_SHUTDOWN_TIMEOUT_MS (10 s) for running calls, then the connector's requests are cut.
+    expect(Date.now() - started).toBeLessThan(14_000);
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query(`select count(*)::int as n from documents where receiver_peppol_id like '9999:slow-hang-%' and delivery_status = 'pending' and delivery_attempts = 1 and error_message like '%connector stopped%'`);
+      expect(rows[0].n).toBeGreaterThanOrEqual(10);
+    } finally {
+      await db.end();
+    }
+  }, 40_000);
 });
