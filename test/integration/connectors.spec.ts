@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSy
 import { tmpdir } from 'node:os';
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
+import { corpusPath } from '../support/corpus.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
@@ -97,7 +98,7 @@ describe('a connector enabled only by configuration', () => {
 
   it('file-drop: an invoice dropped in its inbox reaches the company it is addressed to, once', async () => {
     const [scheme, value] = b.company.peppolId.split(':');
-    const xml = readFileSync('../shared/corpus/peppol-bis-invoice-3/rules/examples/base-example.xml', 'utf8')
+    const xml = readFileSync(corpusPath('peppol-bis-invoice-3', 'rules', 'examples', 'base-example.xml'), 'utf8')
       .replace('<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>', `<cbc:EndpointID schemeID="${scheme}">${value}</cbc:EndpointID>`)
       .replace('<cbc:ID>Snippet1</cbc:ID>', '<cbc:ID>DROP-1</cbc:ID>');
     const inbox = join(dirs, 'in', 'test');

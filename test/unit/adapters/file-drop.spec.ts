@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { corpusPath } from '../../support/corpus.ts';
 import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
 import fileDrop from '../../../adapters/file-drop/file-drop.connector.ts';
 import type { DirectoryEntry } from '../../../adapters/sdk/index.ts';
@@ -17,7 +18,7 @@ const bob: DirectoryEntry = { organizationId: 'org_b', companyId: 'comp_b', pepp
 /** A corpus UBL invoice addressed to `peppolId` (its buyer's electronic address). */
 function invoiceFor(peppolId: string): string {
   const [scheme, value] = peppolId.split(':');
-  return readFileSync('../shared/corpus/peppol-bis-invoice-3/rules/examples/base-example.xml', 'utf8')
+  return readFileSync(corpusPath('peppol-bis-invoice-3', 'rules', 'examples', 'base-example.xml'), 'utf8')
     .replace('<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>', `<cbc:EndpointID schemeID="${scheme}">${value}</cbc:EndpointID>`);
 }
 
