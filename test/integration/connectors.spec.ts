@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { corpusPath } from '../support/corpus.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
+import forge from 'node-forge';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 
 const dirs = mkdtempSync(join(tmpdir(), 'connectors-spec-'));
@@ -188,6 +189,23 @@ describe('push-receive routes under /connectors/<id>/', () => {
     expect(found.body.data.map((d: { id: string }) => d.id)).toEqual([stored.documentId]);
   });
 
+  it('an mtls route needs a verified client certificate: one forwarded by a proxy counts only when the proxy is trusted', async () => {
+    const pem = selfSignedCertificate('partner-ap');
+    const header = { 'x-client-cert': encodeURIComponent(pem) };
+    expect((await post('/connectors/slow-partner/whoami', '')).status).toBe(401);
+    delete process.env.EINV_TRUST_PROXY;
+    expect((await post('/connectors/slow-partner/whoami', '', header)).status).toBe(401);
+    process.env.EINV_TRUST_PROXY = 'true';
+    try {
+      const res = await post('/connectors/slow-partner/whoami', '', header);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('CN=partner-ap');
+      expect((await post('/connectors/slow-partner/whoami', '', { 'x-client-cert': 'not-a-certificate' })).status).toBe(401);
+    } finally {
+      delete process.env.EINV_TRUST_PROXY;
+    }
+  });
+
   it('only connectors that push-receive have routes, and only the routes they declare', async () => {
     expect((await post('/connectors/sandbox-network/inbound', '{}')).status).toBe(404);
     expect((await post('/connectors/nobody/inbound', '{}')).status).toBe(404);
@@ -196,7 +214,7 @@ describe('push-receive routes under /connectors/<id>/', () => {
 });
 
 describe('shutdown', () => {
-  it('stops after the broker\'s graceful wait while deliveries still hang, and records them as transport failures', async () => {
+  it('stops after the broker\'s graceful wait while deliveries still hang, and records the cut attempts for a re-send', async () => {
     const pending = hung.filter((res) => !res.destroyed).length;
     expect(pending).toBeGreaterThanOrEqual(10);
     const started = Date.now();
@@ -214,3 +232,17 @@ describe('shutdown', () => {
     }
   }, 40_000);
 });
+
+/** A certificate as a TLS-terminating proxy would forward it (PEM). */
+function selfSignedCertificate(cn: string): string {
+  const keys = forge.pki.rsa.generateKeyPair(1024);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 3_600_000);
+  cert.setSubject([{ name: 'commonName', value: cn }]);
+  cert.setIssuer([{ name: 'commonName', value: cn }]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return forge.pki.certificateToPem(cert);
+}

@@ -38,6 +38,14 @@ const slowPartner = {
     return { outcome: 'delivered', messageId: res.text() };
   },
   routes: [{
+    // Identifies the caller by its client certificate (mutual TLS terminated in front of the gateway).
+    method: 'POST',
+    path: '/whoami',
+    auth: 'mtls',
+    async handle(req: InboundRequest): Promise<InboundResponse> {
+      return { status: 200, body: req.clientCertificate!.subject };
+    },
+  }, {
     method: 'POST',
     path: '/inbound',
     auth: 'signature',
