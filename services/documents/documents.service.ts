@@ -971,6 +971,9 @@ const DocumentsService: ServiceSchema = {
       if (!organization) throw new DomainError('RECIPIENT_NOT_FOUND', `Organization '${p.recipient.organizationId}' is gone`);
       if (!await em.findOne(Company, { id: p.recipient.companyId, organization: organization.id }, { fields: ['id'] })) throw new DomainError('RECIPIENT_NOT_FOUND', `Company '${p.recipient.companyId}' is not one of ${organization.id}`);
       if (p.messageId.includes('\u0000')) throw new DomainError('INVALID_REQUEST', 'The network message id contains a NUL byte');
+      // A connector hands over documents only for the modes its manifest serves (a test network never fills a live inbox).
+      const manifest = registeredManifests(ctx.broker).find((m) => m.id === p.connectorId);
+      if (!manifest?.modes.includes(p.livemode ? 'live' : 'test')) throw new DomainError('INVALID_REQUEST', `Connector ${p.connectorId} does not serve ${p.livemode ? 'live' : 'test'} mode`);
       const livemode = p.livemode;
       const normalized = p.payload.normalized ?? null;
       const billing = BILLING_TYPES.has(p.type);

@@ -167,6 +167,18 @@ describe('the inbound hand-off', () => {
     expect(found.body.data).toHaveLength(1);
     expect(found.body.data[0].id).toBe(answers[0]!.documentId);
   });
+
+  it('a connector hands over only in the modes its manifest serves', async () => {
+    const { call } = await import('../../services/shared/call.ts');
+    const { receiveInbound } = await import('../../services/documents/documents.contract.ts');
+    const doc = {
+      connectorId: 'slow-partner', messageId: `live-${Date.now()}`, livemode: true, type: 'purchase-order', number: 'PO-LIVE-1',
+      sender: { peppolId: '9999:slow-partner', name: 'Partner' },
+      recipient: { peppolId: b.company.peppolId, organizationId: b.organizationId, companyId: b.company.id, name: 'bob' },
+      payload: { content: Buffer.from('{}').toString('base64'), contentType: 'application/json' },
+    };
+    await expect(call(t.app.broker, receiveInbound, doc)).rejects.toMatchObject({ message: 'Connector slow-partner does not serve live mode' });
+  });
 });
 
 describe('push-receive routes under /connectors/<id>/', () => {
