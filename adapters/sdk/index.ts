@@ -326,7 +326,7 @@ export interface Connector {
   routes?: readonly ConnectorRoute[];
 }
 
-const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['pushReceive', 'routes']];
+const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
 
 /** Checks a manifest's shape (and, given the connector, that each capability has its verb). */
 export function validateManifest(m: ConnectorManifest, connector?: Connector): string[] {
