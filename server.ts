@@ -8,6 +8,7 @@ import { resolveDatabase, type ResolvedDatabase } from './services/shared/persis
 import { releaseSignals } from './services/shared/persistence/embedded-postgres.ts';
 import { selectServices } from './services/index.ts';
 import { createApp, type App } from './services/app.ts';
+import { explainStartupFailure } from './services/shared/startup-error.ts';
 
 const config = loadConfig();
 const needsDatabase = selectServices(config.services).some(([, e]) => e.database);
@@ -38,7 +39,7 @@ try {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(signal));
   if (!config.services || config.services.includes('gateway')) console.log(`listening on http://${config.host}:${config.port} (OpenAPI at /v1/openapi.json)`);
 } catch (err) {
-  console.error('startup failed:', err);
+  console.error(`startup failed: ${explainStartupFailure(err, { ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}), port: config.port })}`);
   await app?.stop().catch(() => {});
   await database?.stop().catch(() => {});
   process.exit(1);

@@ -10,6 +10,7 @@ import { brokerOptions } from '../moleculer.config.ts';
 import { ormConfig } from './shared/persistence/orm.config.ts';
 import { attachDatabase } from './shared/persistence/database.ts';
 import { selectServices } from './index.ts';
+import { StartupError } from './shared/startup-error.ts';
 
 export interface AppOptions {
   /** Service names to run; all when undefined. */
@@ -35,7 +36,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   if (needsDatabase) {
     if (!options.databaseUrl) throw new Error('These services need a database: set DATABASE_URL');
     orm = await MikroORM.init(ormConfig(options.databaseUrl));
-    if (options.migrate) await orm.migrator.up();
+    if (options.migrate) {
+      try {
+        await orm.migrator.up();
+      } catch (err) {
+        await orm.close(true);
+        // Each migration runs in its own transaction: a failed one leaves the schema as it was.
+        throw new StartupError(`database migration failed: ${(err as Error).message}`, 'the schema was left as before the failed migration; fix the cause, then start again (or run `npm run migrate`)');
+      }
+    }
   }
   const broker = new ServiceBroker(brokerOptions(options.broker));
   // node-cron logs through the broker's logger. A missed tick of a per-second poller is expected

@@ -12,9 +12,11 @@ function serverUrl(): string {
 /** A fresh, fully migrated database of its own for one test file. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `einv_t_${randomBytes(6).toString('hex')}`;
-  await createDatabaseIfMissing(serverUrl(), name, process.env.EINV_TEST_TEMPLATE_DB);
+  const owner = process.env.EINV_TEST_PG_APP_ROLE;
+  await createDatabaseIfMissing(serverUrl(), name, { template: process.env.EINV_TEST_TEMPLATE_DB, ...(owner ? { owner } : {}) });
   return {
-    url: withDatabase(serverUrl(), name),
+    // The app under test connects as the application role (not a superuser), like the embedded default.
+    url: withDatabase(process.env.EINV_TEST_PG_APP_URL ?? serverUrl(), name),
     drop: async () => {
       const client = new pg.Client({ connectionString: serverUrl() });
       await client.connect();

@@ -18,18 +18,24 @@ export async function resolveDatabase(): Promise<ResolvedDatabase> {
   const config = loadConfig();
   if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => {} };
   const server = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
-  await createDatabaseIfMissing(server.serverUrl, EMBEDDED_DATABASE);
+  try {
+    // Created by the maintenance superuser, owned by the application role the app connects as.
+    await createDatabaseIfMissing(server.adminUrl, EMBEDDED_DATABASE, { owner: server.appRole });
+  } catch (err) {
+    await server.stop().catch(() => {});
+    throw err;
+  }
   return { url: withDatabase(server.serverUrl, EMBEDDED_DATABASE), stop: server.stop };
 }
 
-export async function createDatabaseIfMissing(serverUrl: string, database: string, template?: string): Promise<void> {
+export async function createDatabaseIfMissing(serverUrl: string, database: string, options: { template?: string; owner?: string } = {}): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [database]);
     if (found.rowCount === 0) {
       const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
-      await client.query(`create database ${ident(database)}${template ? ` template ${ident(template)}` : ''}`);
+      await client.query(`create database ${ident(database)}${options.template ? ` template ${ident(options.template)}` : ''}${options.owner ? ` owner ${ident(options.owner)}` : ''}`);
     }
   } finally {
     await client.end();
