@@ -31,7 +31,13 @@ export const WebhookDelivery = defineEntity({
     /** The exact envelope sent (the same bytes on every attempt). */
     payload: p.text(),
     status: p.enum(DELIVERY_STATUSES).default('pending'),
+    /** Attempts whose outcome is recorded. */
     attempts: p.integer().default(0),
+    /**
+     * Attempts begun, counted before the request leaves: after a worker dies mid-attempt the next one
+     * goes out with the next number, never the same one again.
+     */
+    attemptsStarted: p.integer().default(0),
     attemptLog: p.json<DeliveryAttempt[]>(),
     nextAttemptAt: p.datetime().nullable(),
     lastStatusCode: p.integer().nullable(),

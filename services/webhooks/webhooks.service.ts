@@ -69,8 +69,13 @@ async function findWebhook(ctx: Context, auth: Principal, id: string): Promise<W
 }
 
 function recordAttempt(d: WebhookDelivery, attempt: number, r: AttemptResult): void {
+  // Attempts begun by a worker that died before recording them: their outcome is unknown.
+  const lost = Array.from({ length: Math.max(0, attempt - d.attempts - 1) }, (_, i) => ({
+    attempt: d.attempts + 1 + i, at: r.at.toISOString(), statusCode: null, latencyMs: 0, error: 'outcome unknown: the delivery worker stopped before recording it',
+  }));
   d.attempts = attempt;
-  d.attemptLog = [...d.attemptLog, { attempt, at: r.at.toISOString(), statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error }];
+  d.attemptsStarted = Math.max(d.attemptsStarted, attempt);
+  d.attemptLog = [...d.attemptLog, ...lost, { attempt, at: r.at.toISOString(), statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error }];
   d.lastStatusCode = r.statusCode;
   d.lastLatencyMs = r.latencyMs;
   d.lastError = r.error;
@@ -99,14 +104,26 @@ function slowBatchesOf(service: Service): Set<Promise<void>> {
   return set;
 }
 
-async function sendOne(job: ClaimedJob, d: WebhookDelivery | undefined, timeoutMs: number): Promise<Outcome> {
+async function sendOne(job: ClaimedJob, d: WebhookDelivery | undefined, timeoutMs: number, startedAttempts: Map<string, number>): Promise<Outcome> {
   if (!d || d.status !== 'pending') return { job };
   const hook = d.webhook.getEntity();
   if (hook.status !== 'active') return { job, d, cancelled: true };
-  const attempt = d.attempts + 1;
+  const attempt = startedAttempts.get(d.id) ?? d.attempts + 1;
   const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
     { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt }, timeoutMs);
   return { job, d, hook, attempt, result };
+}
+
+/**
+ * Numbers the attempts about to leave, durably and before they leave (one autocommitted statement,
+ * no transaction held across the requests): a worker killed mid-attempt leaves the count raised, so
+ * the re-send after its lease carries the next attempt number instead of repeating this one.
+ */
+async function startAttempts(em: EntityManager, ids: string[]): Promise<Map<string, number>> {
+  if (!ids.length) return new Map();
+  const rows = await em.execute<Array<{ id: string; attempts_started: number }>>(
+    `update webhook_deliveries set attempts_started = greatest(attempts_started, attempts) + 1 where id in (${ids.map(() => '?').join(', ')}) returning id, attempts_started`, ids, 'all');
+  return new Map(rows.map((r) => [r.id, Number(r.attempts_started)]));
 }
 
 /**
@@ -117,8 +134,9 @@ async function sendOne(job: ClaimedJob, d: WebhookDelivery | undefined, timeoutM
 async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
   const timeoutMs = loadConfig().events.webhookTimeoutMs;
   const deliveries = new Map((await em.find(WebhookDelivery, { id: { $in: jobs.map((j) => j.ref) } }, { populate: ['webhook'] })).map((d) => [d.id, d]));
+  const startedAttempts = await startAttempts(em, [...deliveries.values()].filter((d) => d.status === 'pending').map((d) => d.id));
   const finished: Outcome[] = [];
-  const all = Promise.all(jobs.map(async (job) => { finished.push(await sendOne(job, deliveries.get(job.ref), timeoutMs)); }));
+  const all = Promise.all(jobs.map(async (job) => { finished.push(await sendOne(job, deliveries.get(job.ref), timeoutMs, startedAttempts)); }));
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([all, new Promise<void>((resolve) => { timer = setTimeout(resolve, FIRST_WAVE_MS); })]);
   clearTimeout(timer);

@@ -147,3 +147,49 @@ it('two dispatcher replicas on one database share the work: every event delivere
     await target.close();
   }
 }, TIMEOUT_MS);
+
+it('an attempt cut by kill -9 after its POST left is re-sent as the next attempt, never with the same number', async () => {
+  const boot = await bootstrap(t.baseUrl);
+  // The receiver holds every answer back, so the worker is killed while its request is out.
+  const slow = await startReceiver(() => 200, '/cut', 8_000);
+  try {
+    const em = t.app.orm!.em.fork();
+    em.create(Webhook, {
+      id: newId('webhook'), organization: boot.organizationId, companyId: boot.company.id, url: slow.url, events: ['*'], description: null,
+      status: 'active', failureCount: 0, livemode: false, secret: 'whsec_cut', previousSecret: null, previousSecretExpiresAt: null,
+    });
+    await em.flush();
+    const first = startDispatcher(db.url);
+    children.push(first);
+    const [event] = await call(t.app.broker, touchCompany, { companyId: boot.company.id, type: 'document.sent', count: 1 });
+    await slow.waitFor(1, 60_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startDispatcher(db.url);
+    children.push(second);
+    await slow.waitFor(2, 60_000);
+    const [cut, resent] = slow.requests;
+    expect(resent!.headers['x-service-event-id']).toBe(event!.id);
+    expect(resent!.headers['x-service-delivery']).toBe(cut!.headers['x-service-delivery']);
+    expect([cut!.headers['x-service-attempt'], resent!.headers['x-service-attempt']]).toEqual(['1', '2']);
+
+    // Once recorded, the delivery log says what became of the cut attempt.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const row = await eventually(async () => {
+        const res = await client.query(`select status, attempts, attempt_log from webhook_deliveries where event_id = $1`, [event!.id]);
+        return res.rows[0]?.status === 'succeeded' ? res.rows[0] : undefined;
+      }, 30_000, 'the re-sent attempt recorded');
+      expect(row.attempts).toBe(2);
+      expect(row.attempt_log.map((a: { attempt: number; statusCode: number | null }) => [a.attempt, a.statusCode])).toEqual([[1, null], [2, 200]]);
+    } finally {
+      await client.end();
+    }
+    second.child.kill('SIGTERM');
+    await second.exited;
+  } finally {
+    await slow.close();
+  }
+}, TIMEOUT_MS);
