@@ -283,6 +283,7 @@ export default GatewayService;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function gatewayPublishing(extra: readonly ActionContract<unknown, unknown>[]): ServiceSchema<any, any, any, any> {
   const contracts = [...HTTP_CONTRACTS, ...extra];
-  const [route, ...others] = GatewayService.settings!.routes as Array<Record<string, unknown>>;
-  return { ...GatewayService, settings: { ...GatewayService.settings, httpContracts: contracts, routes: [{ ...route, aliases: aliasesFor(contracts) }, ...others] } };
+  // The API route is the one at the root; the others (connectors' inbound routes) stay as they are.
+  const routes = (GatewayService.settings!.routes as Array<Record<string, unknown>>).map((route) => (route.path === '' ? { ...route, aliases: aliasesFor(contracts) } : route));
+  return { ...GatewayService, settings: { ...GatewayService.settings, httpContracts: contracts, routes } };
 }
