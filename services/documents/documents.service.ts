@@ -150,18 +150,45 @@ function entryFor(code: string, emittedBy: string, at: Date, extra: Partial<Life
   return { code, label: s.label, status: s.apiStatus, emittedBy, at: at.toISOString(), ...extra };
 }
 
-function complianceOf(code: string, doc: Document): Record<string, unknown> {
-  const s = FRENCH_STATUSES[code]!;
-  const country = (doc.recipient?.addressingIdentifier || doc.receiverPeppolId?.startsWith('0009:')) ? 'FR' : null;
-  return { framework: 'fr-ctc', code, label: s.label, reportedToTaxAuthority: s.reportedToTaxAuthority && country === 'FR', country };
+/** Peppol participant schemes of French companies (SIRET, SIREN, SIRENE) used by the French addressing rules. */
+const FRENCH_SCHEMES = ['0009:', '0225:', '0002:'];
+
+/**
+ * Whether a document falls under the French e-invoicing reform, whose lifecycle codes (200–213) and
+ * tax-platform reporting apply: addressed through the French directory, or from a French seller to a
+ * French buyer. Other documents (a Belgian invoice over Peppol) keep the same API lifecycle, but
+ * their events carry no French framework.
+ */
+function isFrenchReform(doc: Document): boolean {
+  const receiver = doc.receiverPeppolId ?? (doc.recipient as { peppolId?: string } | null)?.peppolId ?? '';
+  if (doc.recipient?.addressingIdentifier || FRENCH_SCHEMES.some((scheme) => receiver.startsWith(scheme))) return true;
+  const n = doc.normalized as { seller?: { address?: { country?: string } }; buyer?: { address?: { country?: string } } } | null | undefined;
+  return n?.seller?.address?.country === 'FR' && n?.buyer?.address?.country === 'FR';
 }
 
-/** Appends a lifecycle step and returns the lifecycle.updated event for it. */
-function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInput {
+function complianceOf(code: string, doc: Document): Record<string, unknown> | null {
+  if (!isFrenchReform(doc)) return null;
+  const s = FRENCH_STATUSES[code]!;
+  return { framework: 'fr-ctc', code, label: s.label, reportedToTaxAuthority: s.reportedToTaxAuthority, country: 'FR' };
+}
+
+/**
+ * Steps whose webhook is not `lifecycle.updated` (spec, French lifecycle table): issued (201) fires
+ * `document.sent`, received by the platform (202) `document.delivered`, made available (203)
+ * `document.received`, a technical rejection (213) `document.failed`: each emitted by its caller.
+ */
+const STEPS_WITH_THEIR_OWN_EVENT = new Set(['201', '202', '203', '213']);
+
+/**
+ * Appends a lifecycle step and returns the lifecycle.updated event it fires, if any. Deposit (200)
+ * fires one only under the French reform, where it is a status reported to the tax platform.
+ */
+function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInput | null {
   const previous = doc.lifecycleCode ?? null;
   doc.lifecycle = [...doc.lifecycle, entry];
   doc.lifecycleCode = entry.code;
   if (BILLING_TYPES.has(doc.type) && !(doc.deliveryStatus === 'failed' && entry.code !== '213')) doc.status = apiStatusOf(entry.code, entry.partial === true, doc.direction);
+  if (STEPS_WITH_THEIR_OWN_EVENT.has(entry.code) || (entry.code === '200' && !isFrenchReform(doc))) return null;
   return {
     organizationId: doc.organization.id, companyId: doc.companyId, type: 'lifecycle.updated', livemode: doc.livemode,
     data: { documentId: doc.id, previousStatus: previous, currentStatus: entry.code, status: doc.status, label: entry.label, compliance: complianceOf(entry.code, doc) },
@@ -431,7 +458,8 @@ async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<Doc
       });
       if (routed && BILLING_TYPES.has(p.type)) {
         // 200 Deposited: the send passed format, identifier and directory controls.
-        await this.recordEvent(ctx, tx, applyStep(doc, entryFor('200', 'seller_platform', now)));
+        const deposited = applyStep(doc, entryFor('200', 'seller_platform', now));
+        if (deposited) await this.recordEvent(ctx, tx, deposited);
       }
       if (routed) scheduleJobs(tx, [{ kind: DELIVER_JOB, ref: doc.id, companyId: company.id, dueAt: now }]);
       await tx.flush();
@@ -567,7 +595,10 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
     const now = (await companyClock(tx, doc.companyId)).now();
     const base = { organizationId: doc.organization.id, companyId: doc.companyId, livemode: doc.livemode };
     const billing = BILLING_TYPES.has(doc.type);
-    const step = (code: string, by: string, extra: Partial<LifecycleEntry> = {}) => { if (billing) events.push(applyStep(doc, entryFor(code, by, now, extra))); };
+    const step = (code: string, by: string, extra: Partial<LifecycleEntry> = {}) => {
+      const event = billing ? applyStep(doc, entryFor(code, by, now, extra)) : null;
+      if (event) events.push(event);
+    };
 
     const sent = () => {
       if (doc.sentAt) return;
@@ -744,8 +775,9 @@ async function lockWithCounterpart(tx: EntityManager, auth: Principal, id: strin
 
 /** Applies a step to a document and to its counterpart; lifecycle.updated on both sides. */
 async function applyEverywhere(this: DocsThis, ctx: Context, tx: EntityManager, doc: Document, counterpart: Document | null, entry: LifecycleEntry): Promise<void> {
-  await this.recordEvent(ctx, tx, applyStep(doc, entry));
-  if (counterpart) await this.recordEvent(ctx, tx, applyStep(counterpart, { ...entry }));
+  for (const event of [applyStep(doc, entry), counterpart ? applyStep(counterpart, { ...entry }) : null]) {
+    if (event) await this.recordEvent(ctx, tx, event);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1001,7 +1033,7 @@ const DocumentsService: ServiceSchema = {
             // The buyer's copy shares the history so far: deposited, issued, received, made available.
             doc.lifecycle = ['200', '201', '202'].map((code) => entryFor(code, FRENCH_STATUSES[code]!.emittedBy, now));
             doc.lifecycleCode = '202';
-            await this.recordEvent(ctx, tx, applyStep(doc, entryFor('203', 'buyer_platform', now)));
+            applyStep(doc, entryFor('203', 'buyer_platform', now)); // its event is document.received, below
           }
           await this.recordEvent(ctx, tx, {
             organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.received', livemode,
