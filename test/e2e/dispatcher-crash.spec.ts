@@ -34,6 +34,16 @@ function startDispatcher(databaseUrl: string, env: Record<string, string> = {}):
   return { child, output: () => output, exited };
 }
 
+/** A webhook for every event of the bootstrapped company, written straight to the database (this process runs no webhooks service). */
+async function subscribe(boot: Awaited<ReturnType<typeof bootstrap>>, url: string, secret: string): Promise<void> {
+  const em = t.app.orm!.em.fork();
+  em.create(Webhook, {
+    id: newId('webhook'), organization: boot.organizationId, companyId: boot.company.id, url, events: ['*'], description: null,
+    status: 'active', failureCount: 0, livemode: false, secret, previousSecret: null, previousSecretExpiresAt: null,
+  });
+  await em.flush();
+}
+
 let t: TestApp;
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let r: Receiver;
@@ -55,12 +65,7 @@ afterAll(async () => {
 
 it('kill -9 of the dispatcher mid-flight, then a restart: every event delivered at least once, none missing', async () => {
   const boot = await bootstrap(t.baseUrl);
-  const em = t.app.orm!.em.fork();
-  em.create(Webhook, {
-    id: newId('webhook'), organization: boot.organizationId, companyId: boot.company.id, url: r.url, events: ['*'], description: null,
-    status: 'active', failureCount: 0, livemode: false, secret: 'whsec_crash_test', previousSecret: null, previousSecretExpiresAt: null,
-  });
-  await em.flush();
+  await subscribe(boot, r.url, 'whsec_crash_test');
 
   const written = new Set<string>();
   const write = async (n: number) => {
@@ -120,12 +125,7 @@ it('two dispatcher replicas on one database share the work: every event delivere
   const boot = await bootstrap(t.baseUrl);
   const target = await startReceiver(() => 200, '/replicas', 5);
   try {
-    const em = t.app.orm!.em.fork();
-    em.create(Webhook, {
-      id: newId('webhook'), organization: boot.organizationId, companyId: boot.company.id, url: target.url, events: ['*'], description: null,
-      status: 'active', failureCount: 0, livemode: false, secret: 'whsec_replicas', previousSecret: null, previousSecretExpiresAt: null,
-    });
-    await em.flush();
+    await subscribe(boot, target.url, 'whsec_replicas');
     // A long lease: no claim can expire here, so a second delivery of one event would be a real double claim.
     const replicas = [startDispatcher(db.url, { EINV_SCHEDULER_LEASE_MS: '120000' }), startDispatcher(db.url, { EINV_SCHEDULER_LEASE_MS: '120000' })];
     children.push(...replicas);
@@ -153,12 +153,7 @@ it('an attempt cut by kill -9 after its POST left is re-sent as the next attempt
   // The receiver holds every answer back, so the worker is killed while its request is out.
   const slow = await startReceiver(() => 200, '/cut', 8_000);
   try {
-    const em = t.app.orm!.em.fork();
-    em.create(Webhook, {
-      id: newId('webhook'), organization: boot.organizationId, companyId: boot.company.id, url: slow.url, events: ['*'], description: null,
-      status: 'active', failureCount: 0, livemode: false, secret: 'whsec_cut', previousSecret: null, previousSecretExpiresAt: null,
-    });
-    await em.flush();
+    await subscribe(boot, slow.url, 'whsec_cut');
     const first = startDispatcher(db.url);
     children.push(first);
     const [event] = await call(t.app.broker, touchCompany, { companyId: boot.company.id, type: 'document.sent', count: 1 });
