@@ -77,9 +77,11 @@ describe('Idempotency-Key', () => {
   });
 
   it('executes 20 identical concurrent requests exactly once; the others see IDEMPOTENCY_IN_PROGRESS or the replay', async () => {
-    const { apiKey } = await bootstrap(t.baseUrl, { keyType: 'platform' });
+    const { apiKey, company } = await bootstrap(t.baseUrl, { keyType: 'platform' });
     const headers = { 'idempotency-key': 'burst-1' };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, headers, body: { name: 'burst' } })));
+    // A personal key made by a platform key names its company (a personal key acts for one company).
+    const body = { name: 'burst', companyId: company.id };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, headers, body })));
     const created = answers.filter((r) => r.status === 201);
     const inProgress = answers.filter((r) => r.status === 409);
     expect(created.length + inProgress.length).toBe(20);
@@ -90,7 +92,7 @@ describe('Idempotency-Key', () => {
     expect(created.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
     expect((await keyNames(t.baseUrl, apiKey)).filter((n) => n === 'burst')).toHaveLength(1);
     // Once done, a retry gets the stored answer.
-    const after = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, headers, body: { name: 'burst' } });
+    const after = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: apiKey, headers, body });
     expect(after.text).toBe(created[0]!.text);
   });
 
