@@ -17,7 +17,7 @@ import { readBody } from './http-body.ts';
 import { formatError, formatOAuthError, ERROR_TABLE } from './error-formatter.ts';
 import { resolveBearerToken } from './credentials.ts';
 import { applyDeprecationHeaders } from './deprecation.ts';
-import { compileChecker, rawDepositParams, requestParams, type ParamsChecker } from './request-validation.ts';
+import { assertStorableParams, compileChecker, rawDepositParams, requestParams, type ParamsChecker } from './request-validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { connectorRouteHandler } from './connector-routes.ts';
 import { HTTP_CONTRACTS } from './routes.ts';
@@ -265,6 +265,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       const params = binding.rawBody && req.$rawBody && req.body === undefined
         ? rawDepositParams(req.query ?? {}, req.$rawBody, req.headers['content-type'], pathParams)
         : requestParams(alias.method, req.query ?? {}, req.body, pathParams);
+      assertStorableParams(params);
       alias.check(params);
       req.$params = params;
       if (binding.clientAuthentication) await this.authFailures.check(clientAuthenticationKeys(req));

@@ -2,8 +2,13 @@
  * The gateway's side of the request log: a bounded in-memory buffer that never blocks a
  * response. Entries are written in batches (one multi-row insert each) by a single flusher; when
  * the buffer is full new entries are dropped and counted, never waited for.
+ *
+ * Entries of many tenants share a batch, so one entry must never take the others down: strings
+ * PostgreSQL refuses (a NUL sent by a hostile client) are replaced before queueing, and a batch
+ * that still fails is written again entry by entry, so only an entry that fails alone is lost.
  */
 import type { RequestLogInput } from '../requests/requests.contract.ts';
+import { storable } from '../shared/pg-text.ts';
 
 export interface RequestLogStats {
   /** Entries accepted into the buffer. */
@@ -53,7 +58,7 @@ export class RequestLogBuffer {
       this.stats.dropped++;
       return;
     }
-    this.queue.push(entry);
+    this.queue.push(storable(entry));
     this.stats.captured++;
     if (this.queue.length > this.stats.maxDepth) this.stats.maxDepth = this.queue.length;
     if (this.queue.length >= this.options.batchSize) this.kick();
@@ -104,7 +109,7 @@ export class RequestLogBuffer {
           break;
         } catch {
           if (++attempt >= this.options.attempts) {
-            this.stats.failed += batch.length;
+            await this.writeOneByOne(batch);
             break;
           }
           await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
@@ -112,6 +117,23 @@ export class RequestLogBuffer {
       }
       const ms = performance.now() - started;
       if (ms > this.stats.maxFlushMs) this.stats.maxFlushMs = ms;
+    }
+  }
+
+  /** A batch that kept failing: each entry on its own, so the others of the batch survive the bad one. */
+  private async writeOneByOne(batch: RequestLogInput[]): Promise<void> {
+    if (batch.length === 1) {
+      this.stats.failed++;
+      return;
+    }
+    for (const entry of batch) {
+      try {
+        await this.write([entry]);
+        this.stats.written++;
+        this.stats.batches++;
+      } catch {
+        this.stats.failed++;
+      }
     }
   }
 }

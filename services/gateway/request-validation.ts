@@ -5,6 +5,7 @@
 import FastestValidator, { type SyncCheckFunction, type ValidationError } from 'fastest-validator';
 import type { ActionContract } from '../shared/contract.ts';
 import { DomainError } from '../shared/errors.ts';
+import { firstUnstorablePath } from '../shared/pg-text.ts';
 import { codeForValidationRule } from './error-formatter.ts';
 
 // The package is CommonJS with an ES-style `export default` in its typings: at run time the
@@ -61,4 +62,15 @@ export function requestParams(method: string, query: Record<string, unknown>, bo
     });
   }
   return { ...(body as Record<string, unknown>), ...pathParams };
+}
+
+/**
+ * Refuses params carrying a string PostgreSQL cannot store (a NUL, a lone surrogate) in a path
+ * parameter, the query or the JSON body: 400 naming the field, before any service runs SQL with it.
+ */
+export function assertStorableParams(params: Record<string, unknown>): void {
+  const field = firstUnstorablePath(params);
+  if (field === undefined) return;
+  const message = `The '${field}' field contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`;
+  throw new DomainError('INVALID_REQUEST', message, { details: [{ field, rule: 'storableText', message }] });
 }

@@ -45,4 +45,22 @@ describe('RequestLogBuffer', () => {
     expect(buffer.stats).toMatchObject({ written: 1, failed: 1 });
     await buffer.stop();
   });
+
+  it('a poisoned batch: the NUL is cleaned before the insert, and a row that still fails alone takes no other tenant\'s rows with it', async () => {
+    const stored: RequestLogInput[] = [];
+    // Stands in for PostgreSQL: refuses a batch holding a NUL anywhere, or a row marked as broken.
+    const buffer = new RequestLogBuffer(async (batch) => {
+      if (JSON.stringify(batch).includes('\\u0000') || batch.some((e) => e.path === '/broken')) throw new Error('08P01 invalid message format');
+      stored.push(...batch);
+    }, { capacity: 100, batchSize: 10, flushIntervalMs: 5, attempts: 2 });
+    const others = Array.from({ length: 5 }, (_, i) => ({ ...entry(i), organizationId: 'org_other' }));
+    buffer.push({ ...entry(10), path: '/v1/requests?path=\u0000', validation: [{ field: 'k\u0000', rule: 'x', message: 'v\u0000' }] });
+    for (const e of others) buffer.push(e);
+    buffer.push({ ...entry(11), path: '/broken' });
+    await buffer.flush();
+    expect(stored.filter((e) => e.organizationId === 'org_other')).toHaveLength(5);
+    expect(stored.find((e) => e.id === entry(10).id)).toMatchObject({ path: '/v1/requests?path=\uFFFD', validation: [{ field: 'k\uFFFD', message: 'v\uFFFD' }] });
+    expect(buffer.stats).toMatchObject({ written: 6, failed: 1 });
+    await buffer.stop();
+  });
 });
