@@ -16,13 +16,13 @@ import type { Principal, RequestMeta } from '../shared/auth.ts';
 import type { HttpBinding } from '../shared/contract.ts';
 import type { Plan } from '../tenancy/organization.entity.ts';
 import { organizationPlan, consumeDocumentQuota, refundDocumentQuota, planRateLimits, type OrganizationPlan } from '../limits/limits.contract.ts';
-import { claim, complete, release } from '../idempotency/idempotency.contract.ts';
+import { claim, complete, release, renew } from '../idempotency/idempotency.contract.ts';
 import { idempotencyScope } from '../idempotency/idempotency-scope.ts';
 import { ingest, type RequestLogInput } from '../requests/requests.contract.ts';
 import type { UpstreamCall, ValidationDiffEntry } from '../requests/request-log-entry.entity.ts';
 import { createRateLimitStore, rateLimitHeaders, retryAfterSeconds, type RateLimitStore } from './rate-limit.ts';
 import { RequestLogBuffer } from './request-log.ts';
-import { idempotencyKeyOf, requestHash, derivedIdempotencyKey, IdempotentReplay, writeReplay, captureResponse } from './idempotency.ts';
+import { idempotencyKeyOf, requestHash, derivedIdempotencyKey, IdempotentReplay, writeReplay, captureResponse, redactSecrets } from './idempotency.ts';
 import type { ExhaustResult } from './rate-limit.contract.ts';
 
 /** What the gateway keeps on a request while it is handled. */
@@ -54,8 +54,6 @@ export interface GuardedRequest extends IncomingMessage {
 
 /** Plans change rarely; a gateway re-reads an organization's plan at most this often. */
 const PLAN_TTL_MS = 30_000;
-/** A claim outlives the slowest request the broker waits for. */
-const CLAIM_LOCK_MS = 120_000;
 
 const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -65,12 +63,14 @@ export class GatewayGuarantees {
   private readonly broker: ServiceBroker;
   private readonly limits: Record<Plan, number>;
   private readonly logReads: boolean;
+  private readonly claimLockMs: number;
   private readonly plans = new Map<string, { at: number; plan: Promise<OrganizationPlan> }>();
 
   constructor(broker: ServiceBroker, config: AppConfig) {
     this.broker = broker;
     this.limits = planRateLimits(config.rateLimitOverrides);
     this.logReads = config.requestLogReads;
+    this.claimLockMs = config.idempotencyClaimMs;
     this.limiter = createRateLimitStore(config.redisUrl);
     this.log = new RequestLogBuffer(async (entries) => { await call(broker, ingest, { entries }); }, {
       capacity: config.requestLogBufferSize, batchSize: config.requestLogBatchSize, flushIntervalMs: config.requestLogFlushMs,
@@ -128,8 +128,9 @@ export class GatewayGuarantees {
     const method = req.method ?? 'GET';
     if (method === 'POST') {
       const path = (req.url ?? '').split('?')[0]!;
-      const key = idempotencyKeyOf(req) ?? (binding.idempotencyKeyFromPayload ? derivedIdempotencyKey(path, req.body, req.$rawBody) : undefined);
-      if (key) await this.claimKey(ctx, req, res, key, method, path);
+      const contentType = req.headers['content-type'];
+      const key = idempotencyKeyOf(req) ?? (binding.idempotencyKeyFromPayload ? derivedIdempotencyKey(req.url ?? path, contentType, req.body, req.$rawBody) : undefined);
+      if (key) await this.claimKey(ctx, req, res, key, method, path, binding);
     }
     if (binding.consumesDocumentQuota) {
       const flag = binding.consumesDocumentQuota;
@@ -147,12 +148,13 @@ export class GatewayGuarantees {
     guard.callStartedAt = performance.now();
   }
 
-  private async claimKey(ctx: Context, req: GuardedRequest, res: ServerResponse, key: string, method: string, path: string): Promise<void> {
+  private async claimKey(ctx: Context, req: GuardedRequest, res: ServerResponse, key: string, method: string, path: string, binding: HttpBinding): Promise<void> {
     const guard = req.$guard!;
     guard.idempotencyKey = key;
     const scope = idempotencyScope(guard.auth);
+    const lockMs = this.claimLockMs;
     const result = await call(ctx, claim, {
-      scope, key, organizationId: guard.auth.organizationId, method, path, requestHash: requestHash(method, path, req.body, req.$rawBody), lockMs: CLAIM_LOCK_MS,
+      scope, key, organizationId: guard.auth.organizationId, method, path, requestHash: requestHash(method, req.url ?? path, req.headers['content-type'], req.body, req.$rawBody), lockMs,
     });
     if (result.outcome === 'mismatch') {
       throw new DomainError('IDEMPOTENCY_BODY_MISMATCH', 'This Idempotency-Key was already used with a different request body; use a new key for a different request');
@@ -164,12 +166,20 @@ export class GatewayGuarantees {
       guard.replayed = true;
       throw new IdempotentReplay(result.response);
     }
-    // Claimed: store the response before the client sees it. Server faults and throttling are
-    // not stored: the key is released so that a retry runs again.
+    // Claimed, for a short lease renewed while this request runs: a process that dies mid-request
+    // stops renewing, so its claim lapses within one lease and a retry runs (no 409 for minutes).
+    const renewal = setInterval(() => {
+      call(this.broker, renew, { scope, key, lockMs }).catch((err: unknown) => this.broker.logger.warn(`idempotency: could not renew the claim of ${key}:`, err));
+    }, Math.max(250, Math.floor(lockMs / 3)));
+    renewal.unref();
+    res.once('close', () => clearInterval(renewal));
+    // Store the response before the client sees it, with its one-time secrets masked. Server
+    // faults and throttling are not stored: the key is released so that a retry runs again.
     captureResponse(res, async (response) => {
+      clearInterval(renewal);
       try {
         if (response.status >= 500 || response.status === 429) await call(this.broker, release, { scope, key });
-        else await call(this.broker, complete, { scope, key, response });
+        else await call(this.broker, complete, { scope, key, response: redactSecrets(response, binding.secretFields) });
       } catch (err) {
         this.broker.logger.warn(`idempotency: could not store the response of ${key}:`, err);
       }

@@ -23,9 +23,12 @@ export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   return key;
 }
 
-/** SHA-256 of what makes two requests "the same": method, path and body. */
-export function requestHash(method: string, path: string, body: unknown, raw: Buffer | undefined): string {
-  const hash = createHash('sha256').update(`${method}\n${path}\n`);
+/**
+ * SHA-256 of what makes two requests "the same": method, path with its query string (a raw
+ * deposit's recipient and format travel there), content type and body.
+ */
+export function requestHash(method: string, url: string, contentType: string | undefined, body: unknown, raw: Buffer | undefined): string {
+  const hash = createHash('sha256').update(`${method}\n${url}\n${(contentType ?? '').toLowerCase()}\n`);
   if (raw) hash.update(raw);
   else if (body !== undefined) hash.update(JSON.stringify(body));
   return hash.digest('hex');
@@ -36,8 +39,29 @@ export function requestHash(method: string, path: string, body: unknown, raw: Bu
  * from the payload"): the same payload sent twice within 24 hours is one send. Used by operations
  * whose contract sets `idempotencyKeyFromPayload` (POST /v1/documents/send once it exists).
  */
-export function derivedIdempotencyKey(path: string, body: unknown, raw: Buffer | undefined): string {
-  return `derived:${requestHash('POST', path, body, raw)}`;
+export function derivedIdempotencyKey(url: string, contentType: string | undefined, body: unknown, raw: Buffer | undefined): string {
+  return `derived:${requestHash('POST', url, contentType, body, raw)}`;
+}
+
+/** What stands in a stored answer for a secret shown once. */
+export const REDACTED_SECRET = '[redacted: shown once, in the first answer; never stored or replayed]';
+/** Header of a replay whose stored answer had secrets masked: the names of the masked fields. */
+export const REDACTED_HEADER = 'Idempotent-Replay-Redacted';
+
+/** The answer as it may be stored: with `secretFields` of a JSON success body masked. */
+export function redactSecrets(response: StoredResponse, secretFields: readonly string[] | undefined): StoredResponse {
+  if (!secretFields?.length || response.status >= 300 || !/json/i.test(response.headers['Content-Type'] ?? '')) return response;
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(response.body, 'base64').toString('utf8'));
+  } catch {
+    return response;
+  }
+  if (!body || typeof body !== 'object') return response;
+  const masked = secretFields.filter((f) => typeof (body as Record<string, unknown>)[f] === 'string');
+  if (!masked.length) return response;
+  for (const f of masked) (body as Record<string, unknown>)[f] = REDACTED_SECRET;
+  return { ...response, headers: { ...response.headers, [REDACTED_HEADER]: masked.join(', ') }, body: Buffer.from(JSON.stringify(body)).toString('base64') };
 }
 
 /** Thrown from authorization to answer with a stored response instead of running the action. */
@@ -49,9 +73,23 @@ export class IdempotentReplay extends Error {
   }
 }
 
-/** Writes a stored response: its status, body bytes and replayed headers, plus this request's id. */
+/**
+ * Writes a stored response: its status, body bytes and replayed headers, plus this request's id.
+ * An error envelope names the request that answered: its `requestId` becomes this request's, so the
+ * body and `X-Request-Id` agree (the request log has this request under that id).
+ */
 export function writeReplay(res: ServerResponse, stored: StoredResponse, extraHeaders: Record<string, string>): void {
-  const body = Buffer.from(stored.body, 'base64');
+  let body = Buffer.from(stored.body, 'base64');
+  const requestId = res.getHeader('x-request-id');
+  if (typeof requestId === 'string' && stored.status >= 400 && /json/i.test(stored.headers['Content-Type'] ?? '')) {
+    try {
+      const envelope = JSON.parse(body.toString('utf8')) as { error?: { requestId?: string } };
+      if (envelope.error && typeof envelope.error.requestId === 'string') {
+        envelope.error.requestId = requestId;
+        body = Buffer.from(JSON.stringify(envelope));
+      }
+    } catch { /* not JSON after all: replayed as stored */ }
+  }
   res.writeHead(stored.status, { ...extraHeaders, ...stored.headers, 'Idempotent-Replayed': 'true', 'Content-Length': String(body.length) });
   res.end(body);
 }

@@ -38,9 +38,11 @@ export function compileChecker(contract: ActionContract<unknown, unknown>): Para
 /**
  * Params of a raw-body deposit (a route with `rawBody`, a body that is not JSON): the query string
  * (`format` defaults to raw), and the bytes as `file` with the declared content type (`contentType`
- * query parameter first, else the Content-Type header) and `filename`. Path parameters win.
+ * query parameter first, else the Content-Type header) and `filename`; with `format=ubl-xml` or
+ * `cii-xml` the bytes are the `xml` itself, as the README promises. Path parameters win.
  */
 export function rawDepositParams(query: Record<string, unknown>, raw: Buffer, contentType: string | undefined, pathParams: Record<string, unknown>): Record<string, unknown> {
+  if (query.format === 'ubl-xml' || query.format === 'cii-xml') return { ...query, xml: raw.toString('utf8'), ...pathParams };
   const file: Record<string, unknown> = { content: raw.toString('base64') };
   const declared = typeof query.contentType === 'string' && query.contentType ? query.contentType : contentType;
   if (declared) file.contentType = declared;

@@ -57,6 +57,11 @@ export const complete = defineAction<{ scope: string; key: string; response: Sto
   },
 });
 
+/** Extends a claim still processing by `lockMs` from now (its request is alive and still running). */
+export const renew = defineAction<{ scope: string; key: string; lockMs: number }, { renewed: boolean }>('idempotency', 'renew', {
+  params: { ...SCOPE_KEY, lockMs: { type: 'number', integer: true, positive: true } },
+});
+
 export const release = defineAction<{ scope: string; key: string }, { released: boolean }>('idempotency', 'release', { params: SCOPE_KEY });
 
 export interface FlushResult {

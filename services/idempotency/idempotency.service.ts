@@ -4,7 +4,7 @@ import { principalOf } from '../shared/auth.ts';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { idempotencyScope } from './idempotency-scope.ts';
-import { claim, complete, release, flush, flushOrganization, IDEMPOTENCY_TTL_MS, type ClaimResult } from './idempotency.contract.ts';
+import { claim, complete, renew, release, flush, flushOrganization, IDEMPOTENCY_TTL_MS, type ClaimResult } from './idempotency.contract.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Expired keys are deleted in bounded batches, every few minutes. */
@@ -64,6 +64,15 @@ const IdempotencyService: ServiceSchema & { sweeper?: NodeJS.Timeout } = {
         'run',
       );
       return { stored: (res.affectedRows ?? 0) > 0 };
+    }),
+
+    renew: implement(renew, async (ctx) => {
+      const { scope, key, lockMs } = ctx.params;
+      const res = await emOf(ctx).execute<{ affectedRows?: number }>(
+        `update idempotency_keys set locked_until = now() + (? * interval '1 millisecond') where scope = ? and key = ? and state = 'processing'`,
+        [lockMs, scope, key], 'run',
+      );
+      return { renewed: (res.affectedRows ?? 0) > 0 };
     }),
 
     release: implement(release, async (ctx) => {

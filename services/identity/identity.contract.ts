@@ -122,7 +122,7 @@ export const createIntegration = defineAction<CreateIntegrationParams, Integrati
     role: { type: 'enum', values: [...MEMBERSHIP_ROLES], optional: true },
   },
   http: {
-    method: 'POST', path: '/v1/integrations', access: 'platform', tag: 'Integrations', status: 201,
+    method: 'POST', path: '/v1/integrations', access: 'platform', tag: 'Integrations', status: 201, secretFields: ['clientSecret'],
     location: (i: IntegrationView) => `/v1/integrations/${i.id}`,
     summary: 'Connect an unattended backend: a technical account member of the organization (role `admin` by default, or `member`: every scope but `platform`) and its OAuth client id and secret (returned once). The role may not grant a scope the caller lacks (`admin` needs `*`): 403 INSUFFICIENT_SCOPE. A personal key\'s integration acts for that key\'s company only. Sandbox callers get sandbox credentials. At most EINV_MAX_INTEGRATIONS_PER_ORGANIZATION live ones: 409 LIMIT_EXCEEDED.',
     response: integrationResponse,

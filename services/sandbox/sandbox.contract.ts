@@ -27,7 +27,7 @@ export const bootstrap = defineAction<BootstrapParams, BootstrapResult>('sandbox
     keyType: { type: 'enum', values: [...KEY_TYPES], optional: true, default: 'personal' },
   },
   http: {
-    method: 'POST', path: '/v1/sandbox/bootstrap', access: 'public', perIpLimit: true, status: 201, tag: 'Sandbox',
+    method: 'POST', path: '/v1/sandbox/bootstrap', access: 'public', perIpLimit: true, status: 201, tag: 'Sandbox', secretFields: ['apiKey'],
     location: (result: BootstrapResult) => `/v1/companies/${result.company.id}`,
     summary: 'Create a sandbox organization with a seeded Belgian company and a test key, no sign-up (rate-limited per IP)',
     response: {

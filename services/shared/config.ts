@@ -92,6 +92,8 @@ export interface AppConfig {
   requestLogFlushMs: number;
   /** Request-log entries older than this many days are deleted (hourly). */
   requestLogRetentionDays: number;
+  /** Lease of an Idempotency-Key claim, renewed while its request runs; a crashed holder's claim lapses after it. */
+  idempotencyClaimMs: number;
   /** JWT verification: an external identity provider (optional) and our built-in issuer. */
   jwt: JwtConfig;
   /** Throttle of failed authentications and caps on credentials (services/gateway/auth-failures.ts, tenancy, identity). */
@@ -221,6 +223,7 @@ export function loadConfig(): AppConfig {
     requestLogBatchSize: int('EINV_REQUEST_LOG_BATCH', 500),
     requestLogFlushMs: int('EINV_REQUEST_LOG_FLUSH_MS', 200),
     requestLogRetentionDays: int('EINV_REQUEST_LOG_RETENTION_DAYS', 90),
+    idempotencyClaimMs: int('EINV_IDEMPOTENCY_CLAIM_MS', 15_000),
     jwt: {
       jwksUrl: requiredTogether('EINV_JWT_JWKS_URL', 'EINV_JWT_ISSUER'),
       issuer: str('EINV_JWT_ISSUER'),

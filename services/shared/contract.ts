@@ -77,6 +77,12 @@ export interface HttpBinding {
   /** A POST without Idempotency-Key gets a key derived from its payload (the spec's rule for sends). */
   idempotencyKeyFromPayload?: boolean;
   /**
+   * Top-level fields of the success body that carry a secret shown once (a full API key, a client
+   * secret, a webhook signing secret). The idempotency store keeps the answer with them masked, and
+   * a replay says so (`Idempotent-Replay-Redacted`): a secret never rests in a cache.
+   */
+  secretFields?: readonly string[];
+  /**
    * The operation is being retired: its responses carry `Deprecation: true`, `Sunset` and
    * `Link: <link>; rel="deprecation"`, and the OpenAPI document flags it `deprecated: true`.
    */

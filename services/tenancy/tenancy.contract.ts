@@ -157,7 +157,7 @@ export const createApiKey = defineAction<CreateApiKeyParams, ApiKeyView>(SERVICE
     companyId: { type: 'string', optional: true, max: 64 },
   },
   http: {
-    method: 'POST', path: '/v1/api-keys', access: 'platform', tag: 'API keys', status: 201,
+    method: 'POST', path: '/v1/api-keys', access: 'platform', tag: 'API keys', status: 201, secretFields: ['key'],
     location: (key: ApiKeyView) => `/v1/api-keys/${key.id}`,
     summary: 'Create an API key in the caller\'s organization (same mode as the caller); the full key is returned once. Its scopes must be the caller\'s (403 INSUFFICIENT_SCOPE); platform and white-label keys only from an organization-wide `*` credential; a personal key creates personal keys of its own company only (403 COMPANY_FORBIDDEN). At most EINV_MAX_API_KEYS_PER_ORGANIZATION live keys: 409 LIMIT_EXCEEDED.',
     response: apiKeyResponse,

@@ -100,7 +100,7 @@ export interface CreateWebhookParams { url: string; events: string[]; descriptio
 export const createWebhook = defineAction<CreateWebhookParams, WebhookView>(SERVICE, 'createWebhook', {
   params: { ...STRICT_REMOVE, url: urlParam, events: eventsParam, description: { type: 'string', optional: true, max: 255 } },
   http: {
-    method: 'POST', path: '/v1/webhooks', access: 'receive', status: 201, tag: 'Webhooks',
+    method: 'POST', path: '/v1/webhooks', access: 'receive', status: 201, tag: 'Webhooks', secretFields: ['secret'],
     location: (w: WebhookView) => `/v1/webhooks/${w.id}`,
     summary: 'Subscribe a URL to events (names or `*`); the signing secret is returned once. Live webhooks must be HTTPS to a public address',
     response: webhookResponse,
@@ -144,7 +144,7 @@ export const deleteWebhook = defineAction<{ id: string }, { id: string; deleted:
 export const rotateWebhookSecret = defineAction<{ id: string; overlapSeconds?: number }, WebhookView>(SERVICE, 'rotateWebhookSecret', {
   params: { ...STRICT_REMOVE, ...idParam, overlapSeconds: { type: 'number', integer: true, min: 0, max: MAX_ROTATION_OVERLAP_SECONDS, optional: true, convert: true } },
   http: {
-    method: 'POST', path: '/v1/webhooks/:id/rotate-secret', access: 'receive', tag: 'Webhooks',
+    method: 'POST', path: '/v1/webhooks/:id/rotate-secret', access: 'receive', tag: 'Webhooks', secretFields: ['secret'],
     summary: 'New signing secret (returned once); the previous one keeps signing, beside it, for `overlapSeconds` (default 86400, max 604800)',
     response: webhookResponse,
   },

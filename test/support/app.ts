@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { App, AppOptions } from '../../services/app.ts';
 import { createTestDatabase } from './database.ts';
+import { REDACTED_SECRET } from '../../services/gateway/idempotency.ts';
 
 export interface TestApp {
   app: App;
@@ -55,6 +56,16 @@ export async function api<T = any>(baseUrl: string, method: string, path: string
   let parsed: unknown = text;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/**
+ * The text a replay of `firstText` carries: the first answer byte for byte, except its one-time
+ * secrets, which the idempotency store never keeps (services/gateway/idempotency.ts).
+ */
+export function replayedText(firstText: string, secretFields: readonly string[] = ['key']): string {
+  const body = JSON.parse(firstText) as Record<string, unknown>;
+  for (const field of secretFields) if (typeof body[field] === 'string') body[field] = REDACTED_SECRET;
+  return JSON.stringify(body);
 }
 
 /** Bootstraps a sandbox organization and returns its key and company. */
