@@ -122,7 +122,7 @@ export const send = defineAction<SendParams, DocumentView>(SERVICE, 'send', {
   params: { ...STRICT_REMOVE, ...envelopeParams },
   http: {
     method: 'POST', path: '/v1/documents/send', access: 'send', company: 'required', status: 201, tag: 'Documents',
-    rawBody: true, idempotencyKeyFromPayload: true, consumesDocumentQuota: true,
+    rawBody: true, largeBody: true, idempotencyKeyFromPayload: true, consumesDocumentQuota: true,
     location: (r: DocumentView) => `/v1/documents/${r.id}`,
     summary: 'Send a document (json, ubl-xml, cii-xml, auto, raw). A non-JSON body is a raw-body deposit: the file itself, with `format` (default raw), `type`, `to`, `contentType` and `filename` as query parameters',
     response: documentSchema,
@@ -145,7 +145,7 @@ export const sendBatch = defineAction<{ documents: SendParams[] }, { results: Ba
   params: { ...STRICT_REMOVE, documents: { type: 'array', min: 1, max: 100, items: { type: 'object' } } },
   http: {
     method: 'POST', path: '/v1/documents/send/batch', access: 'send', company: 'required', tag: 'Documents',
-    idempotencyKeyFromPayload: true,
+    largeBody: true, idempotencyKeyFromPayload: true,
     consumesDocumentQuota: (params) => (Array.isArray(params.documents) ? params.documents.length : 0),
     summary: 'Send up to 100 documents; each item is atomic on its own, results come in input order',
     response: {

@@ -72,6 +72,15 @@ function netTotalOf(doc: Document): number | null {
   return net === undefined || net === null || Number.isNaN(Number(net)) ? null : Number(net);
 }
 
+/**
+ * What a document is recorded as: the syntax `auto` detected (a hybrid PDF is its embedded CII),
+ * so both sides see `ubl-xml` or `cii-xml` rather than how the caller asked us to look.
+ */
+function recordedFormat(requested: string, xmlSyntax: string | null): string {
+  if (requested !== 'auto' || !xmlSyntax) return requested;
+  return xmlSyntax.startsWith('cii') ? 'cii-xml' : 'ubl-xml';
+}
+
 function iso(d: Date | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
 }
@@ -416,7 +425,7 @@ async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<Doc
         direction: 'outgoing',
         type: p.type,
         documentSubtype: p.documentSubtype !== undefined ? String(p.documentSubtype) : null,
-        format: p.format,
+        format: recordedFormat(p.format, artefact.xmlSyntax),
         number: artefact.number,
         issueDate: artefact.issueDate,
         dueDate: artefact.dueDate,
@@ -1018,7 +1027,7 @@ const DocumentsService: ServiceSchema = {
         await em.fork().transactional(async (tx) => {
           const doc = tx.create(Document, {
             id, organization: organization.id, companyId: p.recipient.companyId, livemode, direction: 'incoming', type: p.type, documentSubtype: null,
-            format: p.payload.pdf ? 'auto' : p.payload.syntax === 'cii-d16b' ? 'cii-xml' : p.payload.xml ? 'ubl-xml' : 'json',
+            format: p.payload.xml ? recordedFormat('auto', p.payload.syntax ?? 'ubl-2.1') : 'json',
             number: p.number, issueDate: canonical?.issueDate ?? null, dueDate: canonical?.dueDate ?? null, currency: canonical?.currency ?? null,
             totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? null, sellerKey: null,
             senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,

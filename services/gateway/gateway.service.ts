@@ -75,6 +75,9 @@ function clientAuthenticationKeys(req: Req): string[] {
   return typeof clientId === 'string' && clientId ? [ipKey(clientIp(req)), clientKey(clientId)] : [ipKey(clientIp(req))];
 }
 
+/** Paths of the operations that carry documents inside their JSON (`largeBody`): capped at the body limit. */
+const LARGE_BODY_PATHS = new Set(HTTP_CONTRACTS.filter((c) => c.http?.largeBody).map((c) => c.http!.path));
+
 function aliasesFor(contracts: readonly ActionContract<unknown, unknown>[]): Record<string, GatewayAlias> {
   const aliases: Record<string, GatewayAlias> = {};
   for (const contract of contracts) {
@@ -139,7 +142,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
             requestIdOf(req, res);
             const method = req.method ?? 'GET';
             if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS') return next();
-            readBody(req, config).then(
+            const pathname = (req.url ?? '').split('?')[0]!;
+            readBody(req, LARGE_BODY_PATHS.has(pathname) ? { ...config, maxJsonBytes: config.maxBodyBytes } : config).then(
               (body) => {
                 req.body = body.json;
                 if (body.raw) req.$rawBody = body.raw;
@@ -263,7 +267,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       }
       const pathParams = Object.fromEntries(Object.entries(req.$params).filter(([k]) => binding.path.includes(`:${k}`)));
       const params = binding.rawBody && req.$rawBody && req.body === undefined
-        ? rawDepositParams(req.query ?? {}, req.$rawBody, req.headers['content-type'], pathParams)
+        ? rawDepositParams(req.query ?? {}, req.$rawBody, req.headers['content-type'], pathParams, binding.rawBodyFormat)
         : requestParams(alias.method, req.query ?? {}, req.body, pathParams);
       assertStorableParams(params);
       alias.check(params);

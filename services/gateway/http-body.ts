@@ -108,17 +108,45 @@ export async function readBytes(req: IncomingMessage, limit: number): Promise<Bu
   }
 }
 
+/**
+ * `curl -d @invoice.json` sends JSON as `application/x-www-form-urlencoded`, and some clients send
+ * no type at all: such a body that is a JSON object is taken for JSON (nobody deposits a form).
+ */
+function mayBeUndeclaredJson(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === '' || type === 'application/x-www-form-urlencoded';
+}
+
+function looksLikeJsonObject(bytes: Buffer): boolean {
+  for (const byte of bytes) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d || byte === 0xef || byte === 0xbb || byte === 0xbf) continue;
+    return byte === 0x7b; // '{'
+  }
+  return false;
+}
+
 export async function readBody(req: IncomingMessage, limits: BodyLimits): Promise<ParsedBody> {
   const contentType = req.headers['content-type'];
-  const json = isJsonType(contentType);
-  const bytes = await readBytes(req, json ? limits.maxJsonBytes : limits.maxBodyBytes);
+  const declaredJson = isJsonType(contentType);
+  const bytes = await readBytes(req, declaredJson ? limits.maxJsonBytes : limits.maxBodyBytes);
   if (bytes.length === 0) return { json: undefined, raw: undefined, contentType };
-  if (!json) return { json: undefined, raw: bytes, contentType };
+  if (!declaredJson) {
+    const undeclared = mayBeUndeclaredJson(contentType) && looksLikeJsonObject(bytes) && bytes.length <= limits.maxJsonBytes ? parsedOrUndefined(bytes) : undefined;
+    return undeclared === undefined ? { json: undefined, raw: bytes, contentType } : { json: undeclared, raw: undefined, contentType };
+  }
   try {
     return { json: JSON.parse(bytes.toString('utf8')), raw: undefined, contentType };
   } catch (err) {
     throw new DomainError('INVALID_REQUEST', 'The request body is not valid JSON', {
       details: [{ field: 'body', rule: 'json', message: (err as Error).message }],
     });
+  }
+}
+
+function parsedOrUndefined(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
   }
 }

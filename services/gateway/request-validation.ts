@@ -41,13 +41,13 @@ export function compileChecker(contract: ActionContract<unknown, unknown>): Para
  * query parameter first, else the Content-Type header) and `filename`; with `format=ubl-xml` or
  * `cii-xml` the bytes are the `xml` itself, as the README promises. Path parameters win.
  */
-export function rawDepositParams(query: Record<string, unknown>, raw: Buffer, contentType: string | undefined, pathParams: Record<string, unknown>): Record<string, unknown> {
+export function rawDepositParams(query: Record<string, unknown>, raw: Buffer, contentType: string | undefined, pathParams: Record<string, unknown>, defaultFormat = 'raw'): Record<string, unknown> {
   if (query.format === 'ubl-xml' || query.format === 'cii-xml') return { ...query, xml: raw.toString('utf8'), ...pathParams };
   const file: Record<string, unknown> = { content: raw.toString('base64') };
   const declared = typeof query.contentType === 'string' && query.contentType ? query.contentType : contentType;
   if (declared) file.contentType = declared;
   if (typeof query.filename === 'string' && query.filename) file.filename = query.filename;
-  return { format: 'raw', ...query, file, ...pathParams };
+  return { format: defaultFormat, ...query, file, ...pathParams };
 }
 
 /**

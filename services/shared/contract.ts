@@ -66,6 +66,13 @@ export interface HttpBinding {
    * `file: {content (base64), contentType, filename}` (from the Content-Type header and `filename`).
    */
   rawBody?: boolean;
+  /** The `format` a raw body takes when the query names none (default `raw`: a stored file). */
+  rawBodyFormat?: string;
+  /**
+   * Documents travel inside the JSON (a 1,000-line XML, a Factur-X PDF in base64): JSON bodies are
+   * capped at EINV_MAX_BODY_BYTES here instead of EINV_MAX_JSON_BYTES.
+   */
+  largeBody?: boolean;
   /** Media type of the success answer when it is not JSON (a wildcard for stored files of any type). */
   responseMediaType?: string;
   /**

@@ -63,7 +63,8 @@ export const validate = defineAction<ValidateParams, ValidateResult>('validation
   },
   http: {
     method: 'POST', path: '/v1/documents/validate', access: 'send', tag: 'Documents',
-    summary: 'Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country\'s rules, with plain-language findings',
+    rawBody: true, rawBodyFormat: 'auto', largeBody: true,
+    summary: 'Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country\'s rules, with plain-language findings. A non-JSON body is the document itself (format from the query, default auto; `country` in the query too)',
     errors: {
       413: 'PAYLOAD_TOO_LARGE: body over EINV_MAX_JSON_BYTES, or a document over an input cap (details[].rule: max-elements, max-attributes, max-depth, max-text-length, max-inflated-bytes, max-embedded-files, max-objects)',
       422: 'DOCUMENT_TOO_COMPLEX (processing exceeded its CPU-time or memory budget)',
