@@ -204,10 +204,11 @@ function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInput | nul
   };
 }
 
-function validationFailed(findings: Array<{ rule: string; severity: string; location: string; message: string }>): DomainError {
+function validationFailed(findings: Array<{ rule: string; severity: string; location: string; path?: string; message: string }>): DomainError {
   const fatal = findings.filter((f) => f.severity === 'fatal');
   return new DomainError('UBL_VALIDATION_FAILED', `The document fails ${fatal.length} rule(s): ${[...new Set(fatal.map((f) => f.rule))].join(', ')}`, {
-    details: fatal.map((f) => ({ field: f.location, rule: f.rule, message: f.message })),
+    // The caller's own terms first: the JSON path for a JSON send, the XPath for XML.
+    details: fatal.map((f) => ({ field: f.path ?? f.location, rule: f.rule, message: f.message })),
     extra: { findings },
   });
 }

@@ -29,7 +29,7 @@ export interface ValidateResult {
   syntax: string;
   customizationId: string;
   packs: string[];
-  findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[] }>;
+  findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[]; path?: string; jsonHint?: string }>;
   /** For `format=json`: the UBL the body was rendered to (what send would deliver). */
   renderedXml?: string;
 }
@@ -46,6 +46,8 @@ const findingSchema = {
     message: { type: 'string', description: 'Plain-language explanation with the values found' },
     hint: { type: 'string', description: 'How to fix it' },
     source: { type: 'string', description: 'Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1' },
+    path: { type: 'string', description: 'format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)', examples: ['document.lines[0].vatCategory'] },
+    jsonHint: { type: 'string', description: 'format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it)' },
   },
 };
 

@@ -80,3 +80,28 @@ it('format auto is recorded as the syntax it detected, on both sides', async () 
   const incoming = (await api(t.baseUrl, 'POST', '/v1/documents/search', { key: b.apiKey, body: { filters: { number, direction: 'incoming' } } })).body.data[0];
   expect(incoming.format).toBe('ubl-xml');
 });
+
+it('findings of a JSON send name the JSON field and a JSON hint beside the XPath', async () => {
+  const res = await api(t.baseUrl, 'POST', '/v1/documents/send', {
+    key: a.apiKey,
+    body: {
+      type: 'invoice', format: 'json', to: b.company.peppolId,
+      document: {
+        number: `PATHS-${Date.now()}`, issueDate: '2026-03-01', buyerReference: 'PO-1',
+        seller: { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
+        buyer: { name: 'Client SA', vatNumber: 'BE0876543210', address: { street: 'Rue 2', city: 'Gent', postalCode: '9000', country: 'BE' } },
+        lines: [{ description: 'Work', quantity: 1, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
+      },
+    },
+  });
+  expect(res.status).toBe(422);
+  const byRule = Object.fromEntries(res.body.error.findings.map((f: { rule: string }) => [f.rule, f]));
+  // No due date nor payment terms on an amount due (BR-CO-25): the JSON field, not cac:PaymentTerms.
+  expect(byRule['BR-CO-25']).toMatchObject({ path: 'document.dueDate', jsonHint: 'Set document.dueDate.', location: expect.stringMatching(/^\/ubl:Invoice/) });
+  // A buyer enterprise number failing its check digits (its Peppol endpoint): the buyer of the body.
+  expect(byRule['PEPPOL-COMMON-R043'].path).toMatch(/^document\.buyer/);
+  expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['document.dueDate']));
+  // XML sends keep the XPath.
+  const xml = await api(t.baseUrl, 'POST', '/v1/documents/validate', { key: a.apiKey, body: { format: 'ubl-xml', xml: baseExample().replace(/<cbc:DueDate>[^<]*<\/cbc:DueDate>/, '') } });
+  expect(xml.body.findings.every((f: { path?: string }) => f.path === undefined)).toBe(true);
+});

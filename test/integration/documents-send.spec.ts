@@ -282,7 +282,9 @@ describe('send errors', () => {
     const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'json', to: b.company.peppolId, document: doc } });
     expectEnvelope(res, 422, 'UBL_VALIDATION_FAILED');
     expect(res.body.error.details.map((d: { rule: string }) => d.rule).sort()).toEqual(['BR-E-01', 'BR-S-08']);
-    expect(res.body.error.details[0]).toEqual({ field: expect.stringMatching(/^\//), rule: expect.any(String), message: expect.any(String) });
+    // A JSON send's findings speak JSON: the field of the body (the breakdown comes from the lines), the XPath beside it.
+    expect(res.body.error.details[0]).toEqual({ field: 'document.lines', rule: expect.any(String), message: expect.any(String) });
+    expect(res.body.error.findings[0]).toMatchObject({ path: 'document.lines', location: expect.stringMatching(/^\//), jsonHint: expect.stringContaining('vatCategory') });
     expect(res.body.error.findings.length).toBeGreaterThanOrEqual(2);
     // Nothing was stored.
     const list = await api(t.baseUrl, 'POST', '/v1/documents/search', { key: a.apiKey, body: { filters: { number: doc.number } } });
