@@ -37,7 +37,7 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
   const customizationId = customizationIdOf(input);
   const profile = profileOf(input.syntax, customizationId);
   const findings: ValidationFinding[] = [];
-  if (!options.skipXsd) findings.push(...validateXsd(input.doc, input.syntax));
+  if (!options.skipXsd) findings.push(...validateXsd(input.text, input.syntax));
 
   const syntax: Syntax | null = input.syntax === 'ubl-invoice' || input.syntax === 'ubl-creditnote' ? 'ubl'
     : input.syntax === 'cii' ? 'cii' : null;

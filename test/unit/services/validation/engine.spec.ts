@@ -54,28 +54,28 @@ describe('validation engine: XSD', () => {
       'ph-fatturapa/docs/1.2.2/examples/IT01234567890_FPR01.xml',
     ]) {
       const p = parseInput(read(f));
-      expect({ f, errors: validateXsd(p.doc, p.syntax) }).toEqual({ f, errors: [] });
+      expect({ f, errors: validateXsd(p.text, p.syntax) }).toEqual({ f, errors: [] });
     }
   });
 
   it('FatturaPA: all six official examples validate, except docs/ FPR02 whose <ContattiTrasmittente/> is out of sequence (ph-fatturapa removes it in its "good" copy)', () => {
     for (const n of ['FPA01', 'FPA02', 'FPA03', 'FPR01', 'FPR03']) {
       const p = parseInput(read(`ph-fatturapa/docs/1.2.2/examples/IT01234567890_${n}.xml`));
-      expect({ n, errors: validateXsd(p.doc, p.syntax) }).toEqual({ n, errors: [] });
+      expect({ n, errors: validateXsd(p.text, p.syntax) }).toEqual({ n, errors: [] });
     }
     for (const n of ['FPA01', 'FPA02', 'FPA03', 'FPR01', 'FPR02', 'FPR03']) {
       const p = parseInput(read(`ph-fatturapa/src/test/resources/external/examples/122/good/IT01234567890_${n}.xml`));
-      expect({ n, errors: validateXsd(p.doc, p.syntax) }).toEqual({ n, errors: [] });
+      expect({ n, errors: validateXsd(p.text, p.syntax) }).toEqual({ n, errors: [] });
     }
     const fpr02 = parseInput(read('ph-fatturapa/docs/1.2.2/examples/IT01234567890_FPR02.xml'));
-    const errors = validateXsd(fpr02.doc, fpr02.syntax);
+    const errors = validateXsd(fpr02.text, fpr02.syntax);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toContain("'ContattiTrasmittente': This element is not expected");
   });
 
   it('rejects the bad FatturaPA file and an out-of-order UBL document', () => {
     const bad = parseInput(read('ph-fatturapa/src/test/resources/external/examples/122/bad/IT01234567890_FPA01.xml'));
-    expect(validateXsd(bad.doc, bad.syntax).length).toBeGreaterThan(0);
+    expect(validateXsd(bad.text, bad.syntax).length).toBeGreaterThan(0);
     const r = validate(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
       xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"><cbc:ID>1</cbc:ID><cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID></Invoice>`);
     expect(r.valid).toBe(false);
