@@ -7,7 +7,7 @@ export type { MappingErrorDetail, MappingErrorCode } from './errors.ts';
 export type * from './canonical/model.ts';
 export { jsonToCanonical, DOCUMENT_TYPES, DOCUMENT_SUBTYPES } from './json/to-canonical.ts';
 export type { JsonToCanonicalOptions } from './json/to-canonical.ts';
-export { jsonLocationOf } from './json/finding-paths.ts';
+export { jsonLocationOf, withJsonLocations } from './json/finding-paths.ts';
 export type { JsonLocation } from './json/finding-paths.ts';
 export { PEPPOL_BIS3_TEMPLATE, FR_CTC_TEMPLATE } from './json/templates.ts';
 export type { Template, CustomFieldDefinition, SlotUse } from './json/templates.ts';

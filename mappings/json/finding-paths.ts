@@ -80,3 +80,11 @@ export function jsonLocationOf(finding: { location: string; bt: readonly string[
   if (field.startsWith('totals.')) return { path, hint: `${path} is optional: omit document.totals to have it computed from the lines, or state it consistently with them.` };
   return { path, hint: `Set ${path}.` };
 }
+
+/** Findings (with all their business terms in `bts`) located in the JSON body, beside their XPath. */
+export function withJsonLocations<F extends { location: string; bts: readonly string[] }>(findings: readonly F[]): Array<F & { path: string; jsonHint: string }> {
+  return findings.map((f) => {
+    const json = jsonLocationOf({ location: f.location, bt: f.bts });
+    return { ...f, path: json.path, jsonHint: json.hint };
+  });
+}

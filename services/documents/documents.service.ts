@@ -27,9 +27,9 @@ import { validate } from '../validation/validation.contract.ts';
 import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
 import { connectorSettings } from '../shared/connector-settings.ts';
 import type { CheckResult, ConnectorManifest, OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
-import { rawDeposit, detectFormat, parseRecipient, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
+import { rawDeposit, detectFormat, parseRecipient, withJsonLocations, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
 import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
-import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend } from './parse.tasks.ts';
+import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
 import { FRENCH_STATUSES, allowedTransitions, apiStatusOf, canMove, resolveTransition, type Party } from './lifecycle.ts';
 import { SearchError, afterCursor, compileFilters, cursorValues, orderBy, parseSort } from './search.ts';
@@ -247,6 +247,14 @@ function fromCanonical(c: CanonicalInvoice): Pick<Artefact, 'number' | 'issueDat
 }
 
 /** A parse task of the send path, on the document workers (or inline when small); pure-layer errors become DomainErrors. */
+/**
+ * A JSON document's size without serialising it on the event loop (what the inline-or-worker choice
+ * needs): a line renders to a few hundred bytes of UBL.
+ */
+function estimatedJsonBytes(document: Record<string, unknown>): number {
+  return 2_000 + (Array.isArray(document.lines) ? document.lines.length * 400 : 0);
+}
+
 async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[], size: number): Promise<T> {
   try {
     return await workers.run<T>(PARSE_TASKS, fn, args, size);
@@ -267,11 +275,12 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, c
         const issueDate = typeof p.document.issueDate === 'string' ? p.document.issueDate.slice(0, 10) : null;
         return { ...base, number, issueDate, dueDate: null, currency: typeof p.document.currency === 'string' ? p.document.currency : null, totalAmount: null, sellerKey: null, original: Buffer.from(JSON.stringify(p.document)), originalContentType: 'application/json', normalized: { type: p.type, ...p.document } };
       }
-      const result = await call(ctx, validate, { format: 'json', type: p.type, ...(p.documentSubtype !== undefined ? { documentSubtype: p.documentSubtype } : {}), ...(p.selfBilled !== undefined ? { selfBilled: p.selfBilled } : {}), document: p.document, ...countryParam });
-      if (!result.valid) throw validationFailed(result.findings);
+      // Normalised once, here: validation gets the rendered UBL, and its findings are located in
+      // the JSON body for the caller.
       const envelope: JsonEnvelope = { type: p.type, documentSubtype: p.documentSubtype, selfBilled: p.selfBilled, document: p.document };
-      const xml = result.renderedXml!;
-      const canonical = await parseOnWorkers<CanonicalInvoice>(workers, 'canonicalFromJson', [envelope, systemClock.now().toISOString().slice(0, 10)], xml.length);
+      const { canonical, xml } = await parseOnWorkers<RenderedJson>(workers, 'renderJson', [envelope, systemClock.now().toISOString().slice(0, 10)], estimatedJsonBytes(p.document));
+      const result = await call(ctx, validate, { format: 'ubl-xml', xml, ...countryParam });
+      if (!result.valid) throw validationFailed(withJsonLocations(result.findings));
       return { ...base, ...fromCanonical(canonical), original: Buffer.from(xml, 'utf8'), originalContentType: 'application/xml', xml, xmlSyntax: 'ubl-2.1' };
     }
     case 'ubl-xml':

@@ -3,7 +3,7 @@
  * small inputs: the caller's document to the canonical model. Pure, plain data in and out (the
  * result crosses back as a structured clone, so it carries only what the send path keeps).
  */
-import { jsonToCanonical, ublToCanonical, ciiToCanonical, ingestAuto, type CanonicalInvoice } from '../../mappings/index.ts';
+import { jsonToCanonical, canonicalToUbl, ublToCanonical, ciiToCanonical, ingestAuto, type CanonicalInvoice } from '../../mappings/index.ts';
 
 export const PARSE_TASKS = import.meta.url;
 
@@ -21,8 +21,16 @@ export interface JsonEnvelope {
   document: Record<string, unknown>;
 }
 
-export function canonicalFromJson(envelope: JsonEnvelope, today: string): CanonicalInvoice {
-  return jsonToCanonical(envelope, { today });
+export interface RenderedJson {
+  canonical: CanonicalInvoice;
+  /** The UBL 2.1 rendered from it: what is validated, delivered and kept as the record. */
+  xml: string;
+}
+
+/** A JSON send, normalised once: the canonical invoice and its UBL (validation gets the UBL). */
+export function renderJson(envelope: JsonEnvelope, today: string): RenderedJson {
+  const canonical = jsonToCanonical(envelope, { today });
+  return { canonical, xml: canonicalToUbl(canonical) };
 }
 
 export function canonicalFromXml(format: 'ubl-xml' | 'cii-xml', bytes: Uint8Array): ParsedForSend {

@@ -5,7 +5,7 @@ import { systemClock } from '../shared/clock.ts';
 import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
 import { VALIDATION_TASKS, type ValidationInput, type ValidationOutcome } from './validation.tasks.ts';
 import { validate, type ValidateParams, type ValidateResult } from './validation.contract.ts';
-import { jsonLocationOf } from '../../mappings/index.ts';
+import { withJsonLocations } from '../../mappings/index.ts';
 
 function required<T>(value: T | undefined, field: string, format: string): T {
   if (value === undefined) throw new DomainError('MISSING_FIELD', `format=${format} needs \`${field}\``, { details: [{ field, rule: 'required', message: `${field} is required with format=${format}` }] });
@@ -52,17 +52,15 @@ const ValidationService: ServiceSchema = {
       } catch (err) {
         rethrowAsDomainError(err);
       }
+      const findings = result.findings.map((f) => ({ ...f, bt: f.bt[0] ?? null, bts: f.bt }));
       return {
         valid: result.valid,
         profile: result.profile,
         syntax: result.syntax,
         customizationId: result.customizationId,
         packs: result.packs,
-        // A JSON send is validated on the UBL rendered from it: its findings also name the JSON field.
-        findings: result.findings.map((f) => {
-          const json = ctx.params.format === 'json' ? jsonLocationOf(f) : undefined;
-          return { ...f, bt: f.bt[0] ?? null, bts: f.bt, ...(json ? { path: json.path, jsonHint: json.hint } : {}) };
-        }),
+        // A JSON document is validated on the UBL rendered from it: its findings also name the JSON field.
+        findings: ctx.params.format === 'json' ? withJsonLocations(findings) : findings,
         ...(result.renderedXml ? { renderedXml: result.renderedXml } : {}),
       };
     }),
