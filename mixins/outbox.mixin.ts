@@ -39,7 +39,7 @@ export async function recordEvent(em: EntityManager, input: OutboxEventInput): P
   const createdAt = (await clockFor(em, input.companyId)).now();
   const row = em.create(Event, {
     id: newId('event'),
-    organization: input.organizationId,
+    organizationId: input.organizationId,
     companyId: input.companyId ?? null,
     type: input.type,
     livemode: input.livemode,

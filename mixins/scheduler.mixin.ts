@@ -2,7 +2,7 @@
  * The scheduler as a mixin: a service declares the job kinds it handles and gets a node-cron tick
  * (every second by default, EINV_SCHEDULER_CRON) plus immediate wake-ups (`scheduler.wake`,
  * broadcast after a sandbox clock move or when new work is written). Each tick claims due rows of
- * its kinds with SKIP LOCKED (services/scheduler/scheduler.ts), hands them to the handler in
+ * its kinds with SKIP LOCKED (services/shared/scheduler/scheduler.ts), hands them to the handler in
  * batches, and keeps claiming until nothing is due. Any number of replicas can run it.
  *
  * A handler must finish or reschedule every job it gets (completeJobs / rescheduleJob, ideally in
@@ -12,7 +12,7 @@ import type { Service, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { schedule, type ScheduledTask } from 'node-cron';
 import { databaseOf } from '../services/shared/persistence/database.ts';
-import { claimDueJobs, releaseJobs, type ClaimedJob } from '../services/scheduler/scheduler.ts';
+import { claimDueJobs, releaseJobs, type ClaimedJob } from '../services/shared/scheduler/scheduler.ts';
 import { loadConfig } from '../services/shared/config.ts';
 
 export interface JobHandlerSpec {

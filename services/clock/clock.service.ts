@@ -5,8 +5,9 @@ import { implement } from '../shared/contract.ts';
 import { principalOf } from '../shared/auth.ts';
 import { DomainError } from '../shared/errors.ts';
 import { offsetClock, parseCompactDuration } from '../shared/clock.ts';
-import { Company } from '../tenancy/company.entity.ts';
-import { CompanyClock } from './company-clock.entity.ts';
+import { call } from '../shared/call.ts';
+import { companyOf } from '../tenancy/tenancy.contract.ts';
+import { CompanyClock } from '../shared/persistence/company-clock.entity.ts';
 import { advanceClock, resetClock, type ClockState } from './clock.contract.ts';
 
 /** The company must be one the caller may act for (its own company for a personal key). */
@@ -15,7 +16,7 @@ async function ownCompany(ctx: Context, companyId: string): Promise<void> {
   if (auth.keyType === 'personal' && auth.companyId && auth.companyId !== companyId) {
     throw new DomainError('COMPANY_FORBIDDEN', `Company '${companyId}' is not one this credential may act for`);
   }
-  const company = await emOf(ctx).findOne(Company, { id: companyId, organization: auth.organizationId });
+  const company = await call(ctx, companyOf, { organizationId: auth.organizationId, companyId });
   if (!company) throw new DomainError('COMPANY_NOT_FOUND', `Company '${companyId}' was not found`);
 }
 

@@ -12,7 +12,7 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { OutboxMixin, recordEvent, type OutboxEventInput } from '../../mixins/outbox.mixin.ts';
 import { SchedulerMixin, WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
-import { completeJobs, releaseJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../scheduler/scheduler.ts';
+import { completeJobs, releaseJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
 import { implement } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';

@@ -91,3 +91,39 @@ export const ackEvents = defineAction<{ eventIds: string[] }, { acknowledged: nu
 
 /** Runs the dispatcher until the outbox is empty (tests, operations); returns the events dispatched. */
 export const drainOutbox = defineAction<Record<string, never>, { dispatched: number }>(SERVICE, 'drainOutbox', { params: {} });
+
+// ---------- the committed feed (followers with their own cursor, e.g. webhooks) ----------
+
+/**
+ * A follower's place in the feed: the writing transaction's id and the event id within it. The
+ * feed is ordered by (txId, id) and only shows transactions older than every one still running, so
+ * a follower that moves its cursor past an event can never later meet one that sorts before it.
+ */
+export interface FeedCursor {
+  /** PostgreSQL transaction id (xid8) of the write, as a decimal string. */
+  txId: string;
+  /** Last event id taken within that transaction; null: none yet. */
+  eventId: string | null;
+}
+
+export interface FeedEvent {
+  envelope: EventEnvelope;
+  organizationId: string;
+  companyId: string | null;
+}
+
+/** Committed events after `after`, oldest first. */
+export const readFeed = defineAction<{ after: FeedCursor; limit: number }, { events: FeedEvent[]; cursor: FeedCursor }>(SERVICE, 'readFeed', {
+  params: {
+    after: { type: 'object', strict: true, props: { txId: { type: 'string', numeric: true, max: 20 }, eventId: { type: 'string', nullable: true, max: 64 } } },
+    limit: { type: 'number', integer: true, positive: true, max: 1000 },
+  },
+});
+
+/** One event of an organization in the given mode (and company, when set), or null. */
+export const findEvent = defineAction<{ organizationId: string; id: string; livemode: boolean; companyId?: string }, FeedEvent | null>(SERVICE, 'findEvent', {
+  params: {
+    organizationId: { type: 'string', min: 1, max: 255 }, id: { type: 'string', min: 1, max: 64 }, livemode: 'boolean',
+    companyId: { type: 'string', optional: true, max: 255 },
+  },
+});

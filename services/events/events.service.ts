@@ -2,38 +2,33 @@
  * events: the outbox dispatcher and the event log.
  *
  * Dispatcher: claims committed, undispatched event rows with FOR UPDATE SKIP LOCKED (so replicas
- * share the work), publishes each on the broker under its type, creates the webhook deliveries and
- * their first due-time rows, and stamps `dispatchedAt`, all in one transaction. A crash anywhere
- * before the commit rolls everything back and the rows are claimed again: no event is lost, and its
- * deliveries are created exactly once (broker publication is at-least-once). Woken by every outbox
- * write and by a node-cron poll.
+ * share the work), publishes each on the broker under its type and stamps `dispatchedAt`. A crash
+ * before the commit leaves the rows to be claimed again (broker publication is at-least-once).
+ * Woken by every outbox write and by a node-cron poll.
+ *
+ * Feed: followers that must see every event exactly once (webhooks) read the committed feed with a
+ * cursor of their own (`readFeed`), kept in their own tables; this service writes nothing of theirs.
  */
 import type { Service, ServiceSchema } from 'moleculer';
-import { randomUUID } from 'node:crypto';
-import { LockMode, type RequiredEntityData } from '@mikro-orm/core';
+import { IsolationLevel, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { schedule, type ScheduledTask } from 'node-cron';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
-import { WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { principalOf } from '../shared/auth.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
-import { newId } from '../shared/ids.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
-import { CompanyClock } from '../clock/company-clock.entity.ts';
-import { Company } from '../tenancy/company.entity.ts';
-import { Webhook } from '../webhooks/webhook.entity.ts';
-import { WebhookDelivery } from '../webhooks/delivery.entity.ts';
-import { payloadFor, subscribes } from '../webhooks/fan-out.ts';
-import { DELIVER_JOB } from '../webhooks/webhooks.contract.ts';
-import { ScheduledJob } from '../scheduler/scheduled-job.entity.ts';
 import { Event } from './event.entity.ts';
-import { listEvents, ackEvents, drainOutbox, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventRecord } from './events.contract.ts';
+import { listEvents, ackEvents, drainOutbox, readFeed, findEvent, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventRecord, type FeedEvent } from './events.contract.ts';
 
 export function envelopeOf(row: Event): EventEnvelope {
   return { id: row.id, type: row.type, livemode: row.livemode, createdAt: row.createdAt.toISOString(), apiVersion: row.apiVersion, data: row.data };
+}
+
+function feedEventOf(row: Event): FeedEvent {
+  return { envelope: envelopeOf(row), organizationId: row.organizationId, companyId: row.companyId ?? null };
 }
 
 function recordOf(row: Event): EventRecord {
@@ -50,7 +45,9 @@ interface DispatcherState {
   stopping: boolean;
 }
 
-type EventsThis = Service & { dispatcher: DispatcherState; drain(): Promise<number>; dispatchBatch(): Promise<{ events: number; deliveries: number }> };
+type EventsThis = Service & { dispatcher: DispatcherState; drain(): Promise<number>; dispatchBatch(): Promise<number> };
+
+interface FeedRow { tx_id: string; id: string }
 
 const EventsService: ServiceSchema = {
   name: 'events',
@@ -99,9 +96,8 @@ const EventsService: ServiceSchema = {
             await Promise.all(Array.from({ length: DISPATCH_LOOPS }, async () => {
               for (;;) {
                 if (state.stopping) return;
-                const { events, deliveries } = await this.dispatchBatch();
+                const events = await this.dispatchBatch();
                 total += events;
-                if (deliveries) void this.broker.broadcast(WAKE_EVENT, { kind: DELIVER_JOB });
                 if (events < loadConfig().events.dispatcherBatch) return;
               }
             }));
@@ -123,43 +119,11 @@ const EventsService: ServiceSchema = {
         const rows = await tx.find(Event, { dispatchedAt: null }, {
           orderBy: { id: 'asc' }, limit: loadConfig().events.dispatcherBatch, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
         });
-        if (!rows.length) return { events: 0, deliveries: 0 };
-        const orgIds = [...new Set(rows.map((r) => r.organization.id))];
-        const hooks = await tx.find(Webhook, { organization: { $in: orgIds }, status: 'active' });
-        const companyIds = [...new Set(rows.map((r) => r.companyId).filter((c): c is string => !!c))];
-        const needTenants = hooks.some((h) => h.companyId === null);
-        const tenants = new Map((needTenants && companyIds.length ? await tx.find(Company, { id: { $in: companyIds } }) : []).map((c) => [c.id, c]));
-        const offsets = new Map((companyIds.length ? await tx.find(CompanyClock, { companyId: { $in: companyIds } }) : []).map((c) => [c.companyId, Number(c.offsetSeconds)]));
-        const wall = systemClock.now();
-        // Bulk statements rather than the unit of work: the dispatcher is the hot path of every event.
-        const deliveries: Array<RequiredEntityData<WebhookDelivery>> = [];
-        const jobs: Array<RequiredEntityData<ScheduledJob>> = [];
-        for (const row of rows) {
-          const envelope = envelopeOf(row);
-          const facts = { type: row.type, livemode: row.livemode, companyId: row.companyId ?? null, data: row.data };
-          for (const hook of hooks) {
-            if (hook.organization.id !== row.organization.id || !subscribes({ ...hook, companyId: hook.companyId ?? null }, facts)) continue;
-            const tenant = row.companyId ? tenants.get(row.companyId) : undefined;
-            const payload = payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant ? { id: tenant.id, metadata: tenant.metadata ?? null } : undefined);
-            // Due at once, in the company's business time.
-            const dueAt = new Date(wall.getTime() + (offsets.get(row.companyId ?? '') ?? 0) * 1000);
-            const id = newId('delivery');
-            deliveries.push({
-              id, webhook: hook.id, organizationId: row.organization.id, companyId: row.companyId ?? null,
-              eventId: row.id, eventType: row.type, payload: JSON.stringify(payload), status: 'pending', attempts: 0, attemptLog: [], test: false,
-              nextAttemptAt: dueAt, lastStatusCode: null, lastLatencyMs: null, lastError: null, deliveredAt: null, createdAt: wall, updatedAt: wall,
-            });
-            jobs.push({ id: randomUUID(), kind: DELIVER_JOB, ref: id, companyId: row.companyId ?? null, dueAt, lockedUntil: null, claims: 0, createdAt: wall });
-          }
-          // Published before the commit: a crash after this line republishes the same event id (at-least-once).
-          this.broker.emit(row.type, envelope);
-        }
-        if (deliveries.length) {
-          await tx.insertMany(WebhookDelivery, deliveries);
-          await tx.insertMany(ScheduledJob, jobs);
-        }
-        await tx.nativeUpdate(Event, { id: { $in: rows.map((r) => r.id) } }, { dispatchedAt: wall });
-        return { events: rows.length, deliveries: deliveries.length };
+        if (!rows.length) return 0;
+        // Published before the commit: a crash after this line republishes the same event ids (at-least-once).
+        for (const row of rows) this.broker.emit(row.type, envelopeOf(row));
+        await tx.nativeUpdate(Event, { id: { $in: rows.map((r) => r.id) } }, { dispatchedAt: systemClock.now() });
+        return rows.length;
       });
     },
   },
@@ -168,7 +132,7 @@ const EventsService: ServiceSchema = {
     listEvents: implement(listEvents, async (ctx) => {
       const auth = principalOf(ctx);
       const page = readPageRequest(ctx.params);
-      const where: Record<string, unknown> = { organization: auth.organizationId, livemode: auth.livemode };
+      const where: Record<string, unknown> = { organizationId: auth.organizationId, livemode: auth.livemode };
       if (ctx.params.type) where.type = ctx.params.type;
       // A call acting for one company sees that company's events and the organization-level ones.
       if (auth.companyId) where.companyId = { $in: [auth.companyId, null] };
@@ -181,7 +145,7 @@ const EventsService: ServiceSchema = {
       const auth = principalOf(ctx);
       const em = emOf(ctx);
       const ids = [...new Set(ctx.params.eventIds)];
-      const where: Record<string, unknown> = { id: { $in: ids }, organization: auth.organizationId, livemode: auth.livemode };
+      const where: Record<string, unknown> = { id: { $in: ids }, organizationId: auth.organizationId, livemode: auth.livemode };
       if (auth.companyId) where.companyId = { $in: [auth.companyId, null] };
       const rows = await em.find(Event, where);
       const now = systemClock.now();
@@ -189,6 +153,33 @@ const EventsService: ServiceSchema = {
       await em.flush();
       const found = new Set(rows.map((r) => r.id));
       return { acknowledged: rows.length, eventIds: ids.filter((i) => found.has(i)), notFound: ids.filter((i) => !found.has(i)) };
+    }),
+
+    /**
+     * One read-only REPEATABLE READ transaction, so the horizon and the rows come from one snapshot:
+     * every transaction below the snapshot's xmin has ended, so nothing can still commit behind the
+     * cursor this page returns.
+     */
+    readFeed: implement(readFeed, async (ctx) => {
+      const { after, limit } = ctx.params;
+      const em = emOf(ctx);
+      const page = await em.transactional(async (tx) => tx.execute<FeedRow[]>(
+        `select tx_id::text as tx_id, id from events
+          where (tx_id > ?::bigint or (tx_id = ?::bigint and ?::text is not null and id > ?::text))
+            and tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+          order by tx_id, id limit ?`,
+        [after.txId, after.txId, after.eventId, after.eventId, limit], 'all'),
+      { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+      if (!page.length) return { events: [], cursor: after };
+      const rows = new Map((await em.find(Event, { id: { $in: page.map((r) => r.id) } })).map((r) => [r.id, r]));
+      const last = page[page.length - 1]!;
+      return { events: page.map((r) => feedEventOf(rows.get(r.id)!)), cursor: { txId: last.tx_id, eventId: last.id } };
+    }),
+
+    findEvent: implement(findEvent, async (ctx) => {
+      const { organizationId, id, livemode, companyId } = ctx.params;
+      const row = await emOf(ctx).findOne(Event, { id, organizationId, livemode, ...(companyId ? { companyId } : {}) });
+      return row ? feedEventOf(row) : null;
     }),
 
     drainOutbox: implement(drainOutbox, async function (this: EventsThis) {

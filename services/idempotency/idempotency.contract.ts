@@ -4,6 +4,11 @@
  */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 
+/** The scope of an Idempotency-Key and of a rate-limit window: the calling credential. */
+export function idempotencyScope(auth: { apiKeyId: string | null; userId: string | null; organizationId: string }): string {
+  return auth.apiKeyId ?? (auth.userId ? `user:${auth.userId}` : `org:${auth.organizationId}`);
+}
+
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

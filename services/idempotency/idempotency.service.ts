@@ -3,8 +3,7 @@ import { implement } from '../shared/contract.ts';
 import { principalOf } from '../shared/auth.ts';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
-import { idempotencyScope } from './idempotency-scope.ts';
-import { claim, complete, renew, release, flush, flushOrganization, IDEMPOTENCY_TTL_MS, type ClaimResult } from './idempotency.contract.ts';
+import { claim, complete, renew, release, flush, flushOrganization, IDEMPOTENCY_TTL_MS, idempotencyScope, type ClaimResult } from './idempotency.contract.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Expired keys are deleted in bounded batches, every few minutes. */

@@ -10,8 +10,8 @@ import { hasScope, isCompanyBound, principalOf, type Principal } from '../shared
 import { databaseOf } from '../shared/persistence/database.ts';
 import { SCOPES, implement as action, type Scope } from '../shared/contract.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
-import { Organization } from '../tenancy/organization.entity.ts';
-import { Company } from '../tenancy/company.entity.ts';
+import { call } from '../shared/call.ts';
+import { organizationProfile, companyOf } from '../tenancy/tenancy.contract.ts';
 import { TechnicalAccount } from './technical-account.entity.ts';
 import { Membership, type MembershipRole } from './membership.entity.ts';
 import { Integration } from './integration.entity.ts';
@@ -55,7 +55,7 @@ function integrationView(row: Integration, role: MembershipRole): IntegrationVie
     name: row.name,
     clientId: row.clientId,
     role,
-    organizationId: row.organization.id,
+    organizationId: row.organizationId,
     technicalAccountId: row.technicalAccount.id,
     companyId: row.companyId ?? null,
     livemode: row.livemode,
@@ -139,17 +139,17 @@ const IdentityService: ServiceSchema = {
       const secret = newClientSecret();
       const row = await emOf(ctx).transactional(async (em) => {
         await em.execute(INTEGRATIONS_LOCK, [auth.organizationId]);
-        const live = await em.count(Integration, { organization: auth.organizationId, revokedAt: null });
+        const live = await em.count(Integration, { organizationId: auth.organizationId, revokedAt: null });
         if (live >= config.credentials.maxIntegrationsPerOrganization) {
           throw new DomainError('LIMIT_EXCEEDED', `This organization already has ${live} live integrations, the most allowed (EINV_MAX_INTEGRATIONS_PER_ORGANIZATION); revoke one first`, {
             extra: { limit: config.credentials.maxIntegrationsPerOrganization },
           });
         }
         const account = em.create(TechnicalAccount, { id: newId('technicalAccount'), name: ctx.params.name, livemode: auth.livemode, externalIssuer: null, externalSubject: null, disabledAt: null });
-        em.create(Membership, { id: newId('membership'), technicalAccount: account, organization: auth.organizationId, role });
+        em.create(Membership, { id: newId('membership'), technicalAccount: account, organizationId: auth.organizationId, role });
         const integration = em.create(Integration, {
           id: newId('integration'),
-          organization: auth.organizationId,
+          organizationId: auth.organizationId,
           technicalAccount: account,
           name: ctx.params.name,
           clientId: newClientId(auth.livemode),
@@ -171,10 +171,10 @@ const IdentityService: ServiceSchema = {
       const em = emOf(ctx);
       const rows = await em.find(
         Integration,
-        { organization: auth.organizationId, revokedAt: null, ...(page.after ? { id: { $lt: page.after } } : {}) },
+        { organizationId: auth.organizationId, revokedAt: null, ...(page.after ? { id: { $lt: page.after } } : {}) },
         { orderBy: { id: 'desc' }, limit: page.limit + 1 },
       );
-      const memberships = await em.find(Membership, { organization: auth.organizationId, technicalAccount: { $in: rows.map((r) => r.technicalAccount.id) } });
+      const memberships = await em.find(Membership, { organizationId: auth.organizationId, technicalAccount: { $in: rows.map((r) => r.technicalAccount.id) } });
       const roleOf = new Map(memberships.map((m) => [m.technicalAccount.id, m.role]));
       return toPage(rows, page, (r) => r.id, (r) => integrationView(r, roleOf.get(r.technicalAccount.id) ?? 'member'));
     }),
@@ -228,9 +228,9 @@ const IdentityService: ServiceSchema = {
         account ??= em.create(TechnicalAccount, {
           id: newId('technicalAccount'), name: ctx.params.name, livemode: auth.livemode, externalIssuer: issuer, externalSubject: ctx.params.subject, disabledAt: null,
         });
-        let membership = await em.findOne(Membership, { technicalAccount: account.id, organization: auth.organizationId });
+        let membership = await em.findOne(Membership, { technicalAccount: account.id, organizationId: auth.organizationId });
         if (membership) membership.role = role;
-        else membership = em.create(Membership, { id: newId('membership'), technicalAccount: account, organization: auth.organizationId, role });
+        else membership = em.create(Membership, { id: newId('membership'), technicalAccount: account, organizationId: auth.organizationId, role });
         await em.flush();
         return { account, membership };
       });
@@ -242,7 +242,7 @@ const IdentityService: ServiceSchema = {
       const page = readPageRequest(ctx.params);
       const rows = await emOf(ctx).find(
         Membership,
-        { organization: auth.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+        { organizationId: auth.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
         { orderBy: { id: 'desc' }, limit: page.limit + 1, populate: ['technicalAccount'] },
       );
       return toPage(rows, page, (m) => m.id, (m) => technicalAccountView(m.technicalAccount.getEntity(), m));
@@ -251,7 +251,7 @@ const IdentityService: ServiceSchema = {
     updateTechnicalAccount: action(contract.updateTechnicalAccount, async (ctx) => {
       assertGrantable(principalOf(ctx), ctx.params.role);
       const em = emOf(ctx);
-      const membership = await em.findOne(Membership, { technicalAccount: ctx.params.id, organization: principalOf(ctx).organizationId }, { populate: ['technicalAccount'] });
+      const membership = await em.findOne(Membership, { technicalAccount: ctx.params.id, organizationId: principalOf(ctx).organizationId }, { populate: ['technicalAccount'] });
       if (!membership) throw new DomainError('RESOURCE_NOT_FOUND', `Technical account '${ctx.params.id}' is not a member of this organization`);
       membership.role = ctx.params.role;
       await em.flush();
@@ -259,7 +259,7 @@ const IdentityService: ServiceSchema = {
     }),
 
     removeTechnicalAccount: action(contract.removeTechnicalAccount, async (ctx) => {
-      const removed = await emOf(ctx).nativeDelete(Membership, { technicalAccount: ctx.params.id, organization: principalOf(ctx).organizationId });
+      const removed = await emOf(ctx).nativeDelete(Membership, { technicalAccount: ctx.params.id, organizationId: principalOf(ctx).organizationId });
       if (!removed) throw new DomainError('RESOURCE_NOT_FOUND', `Technical account '${ctx.params.id}' is not a member of this organization`);
       return { id: ctx.params.id, removed: true as const };
     }),
@@ -279,7 +279,7 @@ const IdentityService: ServiceSchema = {
             technicalAccount: p.externalIssuer
               ? { externalIssuer: p.externalIssuer, externalSubject: p.subject, disabledAt: null }
               : { id: p.subject, externalIssuer: null, disabledAt: null },
-            organization: p.organizationId,
+            organizationId: p.organizationId,
           },
           { populate: ['technicalAccount'] },
         );
@@ -295,7 +295,7 @@ const IdentityService: ServiceSchema = {
       } else {
         // `_permissions` is the external identity provider's word only: the built-in issuer issues machine tokens.
         if (!p.externalIssuer) throw new DomainError('INVALID_TOKEN', 'The built-in issuer issues machine tokens only');
-        const org = await em.findOne(Organization, p.organizationId);
+        const org = await call(ctx, organizationProfile, { organizationId: p.organizationId });
         if (!org) throw new DomainError('ORGANIZATION_FORBIDDEN', `Organization '${p.organizationId}' is not known to this service`);
         livemode = !org.sandbox;
       }
@@ -304,7 +304,7 @@ const IdentityService: ServiceSchema = {
         throw new DomainError('COMPANY_FORBIDDEN', `Company '${p.companyHeader}' is not one this credential may act for`);
       }
       if (p.companyHeader && !boundCompanyId) {
-        const company = await em.findOne(Company, { id: p.companyHeader, organization: p.organizationId });
+        const company = await call(ctx, companyOf, { organizationId: p.organizationId, companyId: p.companyHeader });
         if (!company) throw new DomainError('COMPANY_FORBIDDEN', `Company '${p.companyHeader}' is not one this credential may act for`);
         companyId = company.id;
       }
@@ -354,9 +354,9 @@ const IdentityService: ServiceSchema = {
 
   methods: {
     async findIntegration(id: string, organizationId: string, em: ReturnType<typeof emOf>) {
-      const row = await em.findOne(Integration, { id, organization: organizationId, revokedAt: null });
+      const row = await em.findOne(Integration, { id, organizationId, revokedAt: null });
       if (!row) throw new DomainError('RESOURCE_NOT_FOUND', `Integration '${id}' was not found`);
-      const membership = await em.findOne(Membership, { technicalAccount: row.technicalAccount.id, organization: organizationId });
+      const membership = await em.findOne(Membership, { technicalAccount: row.technicalAccount.id, organizationId });
       return { row, role: membership?.role ?? 'member' };
     },
   },

@@ -1,5 +1,4 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Organization } from '../tenancy/organization.entity.ts';
 import { TechnicalAccount } from './technical-account.entity.ts';
 
 /**
@@ -13,7 +12,8 @@ export const Integration = defineEntity({
   tableName: 'integrations',
   properties: {
     id: p.string().primary(),
-    organization: p.manyToOne(Organization).ref().deleteRule('cascade').index(),
+    /** The tenancy organization (a foreign key in the database; read through tenancy's actions). */
+    organizationId: p.string().index(),
     technicalAccount: p.manyToOne(TechnicalAccount).ref().deleteRule('cascade'),
     name: p.string(),
     clientId: p.string().unique(),

@@ -1,5 +1,4 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Organization } from '../tenancy/organization.entity.ts';
 import { TechnicalAccount } from './technical-account.entity.ts';
 
 /** Roles of a technical account in an organization: `admin` holds every scope, `member` all but `platform`. */
@@ -10,11 +9,12 @@ export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
 export const Membership = defineEntity({
   name: 'Membership',
   tableName: 'memberships',
-  uniques: [{ properties: ['technicalAccount', 'organization'] }],
+  uniques: [{ properties: ['technicalAccount', 'organizationId'] }],
   properties: {
     id: p.string().primary(),
     technicalAccount: p.manyToOne(TechnicalAccount).ref().deleteRule('cascade'),
-    organization: p.manyToOne(Organization).ref().deleteRule('cascade').index(),
+    /** The tenancy organization (a foreign key in the database; read through tenancy's actions). */
+    organizationId: p.string().index(),
     role: p.enum(MEMBERSHIP_ROLES),
     createdAt: p.datetime().onCreate(() => new Date()),
   },

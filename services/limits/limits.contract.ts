@@ -4,7 +4,7 @@
  * against the monthly quota.
  */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
-import type { Plan } from '../tenancy/organization.entity.ts';
+import type { Plan } from '../tenancy/tenancy.contract.ts';
 
 /** Requests per minute, per credential, by the organization's plan (spec: Limits). */
 export const PLAN_RATE_LIMITS: Record<Plan, number> = { free: 60, starter: 120, pro: 300, platform: 600, white_label: 1200 };

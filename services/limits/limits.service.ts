@@ -1,24 +1,26 @@
-import type { ServiceSchema } from 'moleculer';
+import type { Context, ServiceSchema } from 'moleculer';
 import { implement } from '../shared/contract.ts';
 import { DomainError, notFound } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
-import { Organization } from '../tenancy/organization.entity.ts';
+import { call } from '../shared/call.ts';
+import { organizationProfile } from '../tenancy/tenancy.contract.ts';
 import { organizationPlan, consumeDocumentQuota, refundDocumentQuota, documentQuota, PLAN_DOCUMENT_QUOTAS, type OrganizationPlan } from './limits.contract.ts';
 import { quotaPeriod, secondsToNextPeriod } from './quota-period.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-async function planOf(em: EntityManager, organizationId: string): Promise<OrganizationPlan> {
-  const org = await em.findOne(Organization, organizationId, { fields: ['id', 'plan', 'sandbox'] });
-  if (!org) throw notFound('Organization', organizationId);
-  return { organizationId: org.id, plan: org.plan, sandbox: org.sandbox };
+/** Plans are tenancy's: asked before any transaction of ours opens. */
+async function planOf(ctx: Context, organizationId: string): Promise<OrganizationPlan> {
+  const profile = await call(ctx, organizationProfile, { organizationId });
+  if (!profile) throw notFound('Organization', organizationId);
+  return profile;
 }
 
 const LimitsService: ServiceSchema = {
   name: 'limits',
   mixins: [OrmMixin],
   actions: {
-    organizationPlan: implement(organizationPlan, async (ctx) => planOf(emOf(ctx), ctx.params.organizationId)),
+    organizationPlan: implement(organizationPlan, async (ctx) => planOf(ctx, ctx.params.organizationId)),
 
     /**
      * One atomic upsert per call: the counter only moves while it stays within the quota, so
@@ -28,7 +30,7 @@ const LimitsService: ServiceSchema = {
       const em = emOf(ctx);
       const { organizationId } = ctx.params;
       const count = ctx.params.count ?? 1;
-      const plan = await planOf(em, organizationId);
+      const plan = await planOf(ctx, organizationId);
       const now = systemClock.now();
       const period = quotaPeriod(now);
       const limit = plan.sandbox ? null : PLAN_DOCUMENT_QUOTAS[plan.plan];
@@ -59,7 +61,7 @@ const LimitsService: ServiceSchema = {
 
     documentQuota: implement(documentQuota, async (ctx) => {
       const em = emOf(ctx);
-      const plan = await planOf(em, ctx.params.organizationId);
+      const plan = await planOf(ctx, ctx.params.organizationId);
       const period = quotaPeriod(systemClock.now());
       const rows = await em.execute<Array<{ used: number }>>('select used from document_quota_usage where organization_id = ? and period = ?', [plan.organizationId, period]);
       return { organizationId: plan.organizationId, period, used: rows[0]?.used ?? 0, limit: plan.sandbox ? null : PLAN_DOCUMENT_QUOTAS[plan.plan] };

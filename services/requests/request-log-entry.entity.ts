@@ -1,22 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-
-/** One service call the request made while it was handled (observed at the gateway). */
-export interface UpstreamCall {
-  /** The action called, e.g. `tenancy.createApiKey`. */
-  action: string;
-  durationMs: number;
-  /** Call depth: 1 for the route's action, 2 for what it calls, … */
-  level?: number;
-  /** Error code when the call failed. */
-  errorCode?: string;
-}
-
-/** Field-level validation findings of a 400, as the error envelope carried them. */
-export interface ValidationDiffEntry {
-  field: string;
-  rule: string;
-  message: string;
-}
+import type { UpstreamCall, ValidationDiffEntry } from './requests.contract.ts';
 
 /**
  * One request as the gateway saw it. Written in batches from the gateway's bounded buffer; the id

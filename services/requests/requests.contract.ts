@@ -5,7 +5,25 @@
  */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
-import type { UpstreamCall, ValidationDiffEntry } from './request-log-entry.entity.ts';
+
+/** One service call the request made while it was handled (observed at the gateway). */
+export interface UpstreamCall {
+  /** The action called, e.g. `tenancy.createApiKey`. */
+  action: string;
+  durationMs: number;
+  /** Call depth: 1 for the route's action, 2 for what it calls, … */
+  level?: number;
+  /** Error code when the call failed. */
+  errorCode?: string;
+}
+
+/** Field-level validation findings of a 400, as the error envelope carried them. */
+export interface ValidationDiffEntry {
+  field: string;
+  rule: string;
+  message: string;
+}
+
 
 export interface RequestLogInput {
   id: string;

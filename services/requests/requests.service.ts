@@ -1,4 +1,4 @@
-import type { ServiceSchema } from 'moleculer';
+import type { Context, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { implement } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
@@ -8,7 +8,7 @@ import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
-import { Organization, type Plan } from '../tenancy/organization.entity.ts';
+import { organizationProfile } from '../tenancy/tenancy.contract.ts';
 import { planRateLimits } from '../limits/limits.contract.ts';
 import { RequestLogEntry } from './request-log-entry.entity.ts';
 import { prune, ingest, listRequests, summary, timeseries, getRequest, type RequestView, type RequestTrace, type SummaryRow, type TimeseriesRow } from './requests.contract.ts';
@@ -56,9 +56,9 @@ function visibleOrganizations(auth: Principal): string[] {
   return [auth.organizationId, ...granted];
 }
 
-async function rateLimitOf(em: EntityManager, organizationId: string): Promise<number> {
-  const org = await em.findOne(Organization, organizationId, { fields: ['plan'] });
-  return planRateLimits(loadConfig().rateLimitOverrides)[(org?.plan ?? 'free') as Plan];
+async function rateLimitOf(ctx: Context, organizationId: string): Promise<number> {
+  const profile = await call(ctx, organizationProfile, { organizationId });
+  return planRateLimits(loadConfig().rateLimitOverrides)[profile?.plan ?? 'free'];
 }
 
 const num = (v: unknown) => Number(v ?? 0);
@@ -155,7 +155,7 @@ const RequestsService: ServiceSchema & { pruner?: NodeJS.Timeout } = {
          from per_minute group by who order by sum(total) desc, who`,
         [auth.organizationId, since, until],
       );
-      const rateLimitPerMinute = await rateLimitOf(em, auth.organizationId);
+      const rateLimitPerMinute = await rateLimitOf(ctx, auth.organizationId);
       const data: SummaryRow[] = rows.map((r) => ({
         ...(by === 'key' ? { apiKeyId: r.who as string } : { userId: r.who as string }),
         totalRequests: num(r.total), errorRequests: num(r.errors), throttledRequests: num(r.throttled),

@@ -1,6 +1,6 @@
 /** sandbox: self-service test organizations and, later, sandbox controls (reset, clock, forced limits). */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
-import { KEY_TYPES, type KeyType } from '../tenancy/api-key.entity.ts';
+import { KEY_TYPES, type KeyType } from '../shared/auth.ts';
 import { companyResponse, type CompanyView } from '../tenancy/tenancy.contract.ts';
 
 export interface BootstrapParams {

@@ -4,8 +4,8 @@ import { call } from '../shared/call.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { provision } from '../tenancy/tenancy.contract.ts';
-import type { Plan } from '../tenancy/organization.entity.ts';
-import type { KeyType } from '../tenancy/api-key.entity.ts';
+import type { Plan } from '../tenancy/tenancy.contract.ts';
+import type { KeyType } from '../shared/auth.ts';
 import { bootstrap } from './sandbox.contract.ts';
 import { seededBelgianCompany } from './belgian-company.ts';
 

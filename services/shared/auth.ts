@@ -1,6 +1,9 @@
 import type { Context } from 'moleculer';
 import type { Scope } from './contract.ts';
-import type { KeyType } from '../tenancy/api-key.entity.ts';
+
+/** Kinds of API key: a personal key acts for its own company; platform and white-label keys pick one per request. */
+export const KEY_TYPES = ['personal', 'platform', 'white_label'] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
 
 /**
  * Who is calling, resolved once by the gateway and carried in `ctx.meta.auth` to every service

@@ -5,12 +5,14 @@
  * - `systemClock`: wall time, for anything not tied to a company (and what existing callers use).
  * - `companyClock(em, companyId)`: the company's business time. In the sandbox a company can be
  *   moved forward (`POST /v1/sandbox/clock/advance`): its time is wall time plus an offset kept in
- *   `company_clocks` (services/clock), shared by every replica. Without a row it is wall time.
+ *   `company_clocks`, shared by every replica. Without a row it is wall time. The clock service is
+ *   the table's only writer; it is the one table of the shared kernel because every service reads
+ *   business time inside its own transaction (an event's time and the change it records agree).
  *
  * Signature timestamps and leases are not business time: they stay on `systemClock`.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CompanyClock } from '../clock/company-clock.entity.ts';
+import { CompanyClock } from './persistence/company-clock.entity.ts';
 
 export interface Clock {
   now(): Date;
@@ -29,6 +31,14 @@ export async function clockOffsetOf(em: EntityManager, companyId: string | null 
   if (!companyId) return 0;
   const row = await em.findOne(CompanyClock, { companyId }, { disableIdentityMap: true });
   return row ? Number(row.offsetSeconds) : 0;
+}
+
+/** Offsets of several companies' clocks at once (companies without a row are left out: wall time). */
+export async function clockOffsetsOf(em: EntityManager, companyIds: Iterable<string>): Promise<Map<string, number>> {
+  const ids = [...new Set(companyIds)];
+  if (!ids.length) return new Map();
+  const rows = await em.find(CompanyClock, { companyId: { $in: ids } }, { disableIdentityMap: true });
+  return new Map(rows.map((r) => [r.companyId, Number(r.offsetSeconds)]));
 }
 
 /** The business clock of a company (wall time for null, live companies and untouched sandboxes). */

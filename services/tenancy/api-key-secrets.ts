@@ -1,5 +1,5 @@
 import { createHash, randomInt } from 'node:crypto';
-import type { KeyType } from './api-key.entity.ts';
+import type { KeyType } from '../shared/auth.ts';
 
 /** Key prefixes exactly as the spec names them: type, then `live` or `test`. */
 const TYPE_PREFIX: Record<KeyType, string> = { personal: 'svc_', platform: 'svc_plat_', white_label: 'svc_wl_' };

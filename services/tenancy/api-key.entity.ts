@@ -2,8 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Organization } from './organization.entity.ts';
 import { Company } from './company.entity.ts';
 
-export const KEY_TYPES = ['personal', 'platform', 'white_label'] as const;
-export type KeyType = (typeof KEY_TYPES)[number];
+import { KEY_TYPES } from '../shared/auth.ts';
 
 /**
  * An API key. Only the SHA-256 of the secret is stored: keys are long random strings, so a fast

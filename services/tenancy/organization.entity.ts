@@ -1,8 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** Billing plan of an organization: sets its per-minute rate limit and monthly document quota. */
-export const PLANS = ['free', 'starter', 'pro', 'platform', 'white_label'] as const;
-export type Plan = (typeof PLANS)[number];
+import { PLANS } from './tenancy.contract.ts';
 
 /** A tenant. Every API key, company and document belongs to exactly one organization. */
 export const Organization = defineEntity({

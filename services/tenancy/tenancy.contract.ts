@@ -3,11 +3,14 @@
  */
 import { defineAction, SCOPES, STRICT_REMOVE, type Scope } from '../shared/contract.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
-import type { Principal } from '../shared/auth.ts';
-import { KEY_TYPES, type KeyType } from './api-key.entity.ts';
+import { KEY_TYPES, type KeyType, type Principal } from '../shared/auth.ts';
 import type { Address, CompanyStatus } from './company.entity.ts';
 
 const SERVICE = 'tenancy';
+
+/** Billing plan of an organization: sets its per-minute rate limit and monthly document quota. */
+export const PLANS = ['free', 'starter', 'pro', 'platform', 'white_label'] as const;
+export type Plan = (typeof PLANS)[number];
 
 // ---------- shapes ----------
 
@@ -209,4 +212,32 @@ export const provision = defineAction<ProvisionParams, ProvisionResult>(SERVICE,
     company: { type: 'object', props: { name: 'string', country: 'string', vatNumber: 'string|optional', registrationNumber: 'string|optional', peppolId: 'string|optional', address: 'object|optional' } },
     apiKey: { type: 'object', props: { name: 'string', keyType: { type: 'enum', values: [...KEY_TYPES] }, scopes: 'array|optional', email: 'string|optional', expiresAt: 'string|optional' } },
   },
+});
+
+// ---------- internal reads (other services ask tenancy instead of reading its tables) ----------
+
+export interface OrganizationProfile {
+  organizationId: string;
+  plan: Plan;
+  sandbox: boolean;
+}
+/** An organization's plan and mode, or null when it is not known here. */
+export const organizationProfile = defineAction<{ organizationId: string }, OrganizationProfile | null>(SERVICE, 'organizationProfile', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 } },
+});
+
+/** What other services need of a company: who it is and the metadata it carries into events. */
+export interface CompanyRef {
+  id: string;
+  organizationId: string;
+  metadata: Record<string, unknown> | null;
+}
+/** The company of that organization, or null (an unknown id and another organization's look the same). */
+export const companyOf = defineAction<{ organizationId: string; companyId: string }, CompanyRef | null>(SERVICE, 'companyOf', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', min: 1, max: 255 } },
+});
+
+/** Several companies at once, by id (unknown ids are left out). */
+export const companiesByIds = defineAction<{ ids: string[] }, CompanyRef[]>(SERVICE, 'companiesByIds', {
+  params: { ids: { type: 'array', max: 1000, items: { type: 'string', min: 1, max: 255 } } },
 });

@@ -6,7 +6,7 @@ import { systemClock } from '../shared/clock.ts';
 import { principalOf, hasScope, isCompanyBound, type Principal } from '../shared/auth.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { implement as action } from '../shared/contract.ts';
-import { Organization, type Plan } from './organization.entity.ts';
+import { Organization } from './organization.entity.ts';
 import { Company } from './company.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { generateKey, hashKey } from './api-key-secrets.ts';
@@ -28,11 +28,28 @@ async function findCompanyOf(ctx: Context, organizationId: string, ref: string) 
   return em.findOne(Company, { id: ref, organization: organizationId });
 }
 
+const companyRef = (c: Company): contract.CompanyRef => ({ id: c.id, organizationId: c.organization.id, metadata: c.metadata ?? null });
+
 const TenancyService: ServiceSchema = {
   name: 'tenancy',
   mixins: [OrmMixin],
 
   actions: {
+    organizationProfile: action(contract.organizationProfile, async (ctx) => {
+      const org = await emOf(ctx).findOne(Organization, ctx.params.organizationId, { fields: ['id', 'plan', 'sandbox'] });
+      return org ? { organizationId: org.id, plan: org.plan, sandbox: org.sandbox } : null;
+    }),
+
+    companyOf: action(contract.companyOf, async (ctx) => {
+      const company = await emOf(ctx).findOne(Company, { id: ctx.params.companyId, organization: ctx.params.organizationId });
+      return company ? companyRef(company) : null;
+    }),
+
+    companiesByIds: action(contract.companiesByIds, async (ctx) => {
+      if (!ctx.params.ids.length) return [];
+      return (await emOf(ctx).find(Company, { id: { $in: [...new Set(ctx.params.ids)] } })).map(companyRef);
+    }),
+
     authenticateKey: action(contract.authenticateKey, async (ctx) => {
       const em = emOf(ctx);
       const row = await em.findOne(ApiKey, { keyHash: hashKey(ctx.params.key) });
@@ -199,7 +216,7 @@ const TenancyService: ServiceSchema = {
         const org = em.create(Organization, {
           id: newId('organization'),
           name: o.name,
-          plan: (o.plan ?? 'free') as Plan,
+          plan: (o.plan ?? 'free') as contract.Plan,
           sandbox: o.sandbox,
           country: o.country ?? null,
           vatNumber: o.vatNumber ?? null,

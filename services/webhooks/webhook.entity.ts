@@ -1,5 +1,4 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Organization } from '../tenancy/organization.entity.ts';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -17,7 +16,8 @@ export const Webhook = defineEntity({
   tableName: 'webhooks',
   properties: {
     id: p.string().primary(),
-    organization: p.manyToOne(Organization).ref().deleteRule('cascade').index(),
+    /** The tenancy organization (a foreign key in the database). */
+    organizationId: p.string().index(),
     companyId: p.string().nullable(),
     url: p.text(),
     events: p.array(),

@@ -1,12 +1,16 @@
 /**
- * webhooks: subscriptions and secrets, and the delivery worker. Pending attempts are due-time rows
+ * webhooks: subscriptions and secrets, the fan-out and the delivery worker. The fan-out follows the
+ * committed event feed with a cursor of its own (feed-follower.ts), woken by every outbox write and
+ * by a node-cron poll; it creates one delivery per subscribed webhook. Pending attempts are due-time rows
  * of the scheduler (kind `webhook.deliver`); this service handles them in batches: sends each
  * attempt, then records the outcome and completes or reschedules the row in one transaction. After
  * the 8th failed attempt of a delivery the webhook is paused; its events stay in the log for replay.
  */
 import type { Context, Service, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { schedule, type ScheduledTask } from 'node-cron';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { databaseOf } from '../shared/persistence/database.ts';
 import { SchedulerMixin, WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';
@@ -15,16 +19,17 @@ import { newId } from '../shared/ids.ts';
 import { clockOffsetOf, offsetClock, systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
-import { completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../scheduler/scheduler.ts';
-import { Event } from '../events/event.entity.ts';
-import { API_VERSION, isLogOnly } from '../events/events.contract.ts';
-import { Company } from '../tenancy/company.entity.ts';
+import { completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
+import { call } from '../shared/call.ts';
+import { API_VERSION, OUTBOX_WRITTEN_EVENT, findEvent, isLogOnly } from '../events/events.contract.ts';
+import { companyOf } from '../tenancy/tenancy.contract.ts';
 import { Webhook } from './webhook.entity.ts';
 import { WebhookDelivery } from './delivery.entity.ts';
 import { generateWebhookSecret } from './signature.ts';
 import { privateTargetProblem, urlShapeProblem } from './url-policy.ts';
 import { attemptDelivery, type AttemptResult } from './http-delivery.ts';
 import { payloadFor, retryDelayAfter } from './fan-out.ts';
+import { fanOutPage } from './feed-follower.ts';
 import * as contract from './webhooks.contract.ts';
 import type { DeliveryView, WebhookView } from './webhooks.contract.ts';
 
@@ -61,7 +66,7 @@ async function checkUrl(url: string, livemode: boolean): Promise<void> {
 }
 
 async function findWebhook(ctx: Context, auth: Principal, id: string): Promise<Webhook> {
-  const where: Record<string, unknown> = { id, organization: auth.organizationId, livemode: auth.livemode };
+  const where: Record<string, unknown> = { id, organizationId: auth.organizationId, livemode: auth.livemode };
   if (auth.companyId) where.companyId = auth.companyId;
   const hook = await emOf(ctx).findOne(Webhook, where);
   if (!hook) throw new DomainError('RESOURCE_NOT_FOUND', `Webhook '${id}' was not found`);
@@ -81,7 +86,14 @@ function recordAttempt(d: WebhookDelivery, attempt: number, r: AttemptResult): v
   d.lastError = r.error;
 }
 
-type WebhooksThis = Service & { deliverDue(jobs: ClaimedJob[], em: EntityManager): Promise<void> };
+interface FollowerState {
+  task?: ScheduledTask;
+  running?: Promise<void>;
+  again: boolean;
+  stopping: boolean;
+}
+
+type WebhooksThis = Service & { follower: FollowerState; follow(): Promise<void> };
 
 interface Outcome {
   job: ClaimedJob;
@@ -212,9 +224,62 @@ const WebhooksService: ServiceSchema = {
   name: 'webhooks',
   mixins: [OrmMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, parallel: 4, handle: deliverDue } })],
 
+  created() {
+    (this as unknown as WebhooksThis).follower = { again: false, stopping: false };
+  },
+
+  started() {
+    const self = this as unknown as WebhooksThis;
+    self.follower.task = schedule(loadConfig().events.dispatcherCron, () => { void self.follow(); }, { noOverlap: true });
+    void self.follow();
+  },
+
   async stopped() {
+    const self = this as unknown as WebhooksThis;
+    self.follower.stopping = true;
+    await self.follower.task?.stop();
+    await self.follower.running;
     // Slow receivers' outcomes still being awaited are recorded before the database closes.
     await Promise.allSettled([...slowBatchesOf(this as unknown as Service)]);
+  },
+
+  events: {
+    [OUTBOX_WRITTEN_EVENT]: {
+      handler(this: WebhooksThis) {
+        void this.follow();
+      },
+    },
+  },
+
+  methods: {
+    /** Fans out the feed until it is caught up; concurrent calls join the running round (plus one more). */
+    follow(this: WebhooksThis): Promise<void> {
+      const state = this.follower;
+      if (state.running) {
+        state.again = true;
+        return state.running;
+      }
+      const batch = loadConfig().events.dispatcherBatch;
+      state.running = (async () => {
+        try {
+          do {
+            state.again = false;
+            for (;;) {
+              if (state.stopping) return;
+              const page = await fanOutPage(this.broker, databaseOf(this.broker).em.fork() as EntityManager, batch);
+              if (page.deliveries) void this.broker.broadcast(WAKE_EVENT, { kind: contract.DELIVER_JOB });
+              if (page.won && page.events < batch) break;
+            }
+          } while (state.again && !state.stopping);
+        } catch (err) {
+          // The cursor did not move: the same events are fanned out on the next round.
+          if (!state.stopping) this.logger.error('webhooks: fanning out the event feed failed; it is retried on the next poll', err);
+        } finally {
+          state.running = undefined;
+        }
+      })();
+      return state.running;
+    },
   },
 
   actions: {
@@ -224,7 +289,7 @@ const WebhooksService: ServiceSchema = {
       const secret = generateWebhookSecret();
       const em = emOf(ctx);
       const hook = em.create(Webhook, {
-        id: newId('webhook'), organization: auth.organizationId, companyId: auth.companyId ?? null, url: ctx.params.url,
+        id: newId('webhook'), organizationId: auth.organizationId, companyId: auth.companyId ?? null, url: ctx.params.url,
         events: ctx.params.events, description: ctx.params.description ?? null, status: 'active', failureCount: 0,
         livemode: auth.livemode, secret, previousSecret: null, previousSecretExpiresAt: null,
       });
@@ -235,7 +300,7 @@ const WebhooksService: ServiceSchema = {
     listWebhooks: implement(contract.listWebhooks, async (ctx) => {
       const auth = principalOf(ctx);
       const page = readPageRequest(ctx.params);
-      const where: Record<string, unknown> = { organization: auth.organizationId, livemode: auth.livemode };
+      const where: Record<string, unknown> = { organizationId: auth.organizationId, livemode: auth.livemode };
       if (auth.companyId) where.companyId = auth.companyId;
       if (page.after) where.id = { $lt: page.after };
       const rows = await emOf(ctx).find(Webhook, where, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
@@ -327,19 +392,19 @@ const WebhooksService: ServiceSchema = {
         throw new DomainError('INVALID_TRANSITION', `This webhook is ${hook.status}; set it active (PATCH status=active) before replaying`, { extra: { allowedTransitions: ['active'] } });
       }
       const em = emOf(ctx);
-      const event = await em.findOne(Event, { id: ctx.params.eventId, organization: auth.organizationId, livemode: hook.livemode, ...(hook.companyId ? { companyId: hook.companyId } : {}) });
-      if (!event) throw new DomainError('RESOURCE_NOT_FOUND', `Event '${ctx.params.eventId}' was not found`);
-      if (isLogOnly(event.type)) throw new DomainError('INVALID_REQUEST', `'${event.type}' events exist only in the event log and are never delivered to webhooks`, { details: [{ field: 'eventId', rule: 'logOnly', message: 'Log-only event type' }] });
-      const tenant = !hook.companyId && event.companyId ? await em.findOne(Company, event.companyId) : null;
-      const envelope = { id: event.id, type: event.type, livemode: event.livemode, createdAt: event.createdAt.toISOString(), apiVersion: event.apiVersion, data: event.data };
-      const payload = payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant ? { id: tenant.id, metadata: tenant.metadata ?? null } : undefined);
-      const dueAt = offsetClock(await clockOffsetOf(em, event.companyId)).now();
+      const found = await call(ctx, findEvent, { organizationId: auth.organizationId, id: ctx.params.eventId, livemode: hook.livemode, ...(hook.companyId ? { companyId: hook.companyId } : {}) });
+      if (!found) throw new DomainError('RESOURCE_NOT_FOUND', `Event '${ctx.params.eventId}' was not found`);
+      const { envelope, companyId: eventCompanyId } = found;
+      if (isLogOnly(envelope.type)) throw new DomainError('INVALID_REQUEST', `'${envelope.type}' events exist only in the event log and are never delivered to webhooks`, { details: [{ field: 'eventId', rule: 'logOnly', message: 'Log-only event type' }] });
+      const tenant = !hook.companyId && eventCompanyId ? await call(ctx, companyOf, { organizationId: auth.organizationId, companyId: eventCompanyId }) : null;
+      const payload = payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant ?? undefined);
+      const dueAt = offsetClock(await clockOffsetOf(em, eventCompanyId)).now();
       const d = em.create(WebhookDelivery, {
-        id: newId('delivery'), webhook: hook, organizationId: auth.organizationId, companyId: event.companyId ?? null, eventId: event.id,
-        eventType: event.type, payload: JSON.stringify(payload), status: 'pending', attempts: 0, attemptLog: [], test: false,
+        id: newId('delivery'), webhook: hook, organizationId: auth.organizationId, companyId: eventCompanyId, eventId: envelope.id,
+        eventType: envelope.type, payload: JSON.stringify(payload), status: 'pending', attempts: 0, attemptLog: [], test: false,
         nextAttemptAt: dueAt, lastStatusCode: null, lastLatencyMs: null, lastError: null, deliveredAt: null,
       });
-      scheduleJobs(em, [{ kind: contract.DELIVER_JOB, ref: d.id, companyId: event.companyId ?? null, dueAt }]);
+      scheduleJobs(em, [{ kind: contract.DELIVER_JOB, ref: d.id, companyId: eventCompanyId, dueAt }]);
       await em.flush();
       void this.broker.broadcast(WAKE_EVENT, { kind: contract.DELIVER_JOB });
       return deliveryView(d);

@@ -38,7 +38,7 @@ function startDispatcher(databaseUrl: string, env: Record<string, string> = {}):
 async function subscribe(boot: Awaited<ReturnType<typeof bootstrap>>, url: string, secret: string): Promise<void> {
   const em = t.app.orm!.em.fork();
   em.create(Webhook, {
-    id: newId('webhook'), organization: boot.organizationId, companyId: boot.company.id, url, events: ['*'], description: null,
+    id: newId('webhook'), organizationId: boot.organizationId, companyId: boot.company.id, url, events: ['*'], description: null,
     status: 'active', failureCount: 0, livemode: false, secret, previousSecret: null, previousSecretExpiresAt: null,
   });
   await em.flush();

@@ -140,6 +140,7 @@ describe('a send without Idempotency-Key gets a key derived from its payload', (
     expect(trace.body.upstreamCalls).toEqual([
       { action: 'quotatest.send', durationMs: expect.any(Number), level: 1 },
       { action: 'limits.documentQuota', durationMs: expect.any(Number), level: 2 },
+      { action: 'tenancy.organizationProfile', durationMs: expect.any(Number), level: 3 },
     ]);
     expect(trace.body.upstreamCalls[0].durationMs).toBeGreaterThanOrEqual(trace.body.upstreamCalls[1].durationMs);
     // An explicit key wins over the derived one.

@@ -66,6 +66,8 @@ it('replays an Idempotency-Key, logs the request and traces the far calls, acros
   expect(trace.body.upstreamCalls).toEqual([
     { action: 'farwork.work', durationMs: expect.any(Number), level: 1 },
     { action: 'limits.organizationPlan', durationMs: expect.any(Number), level: 2 },
+    // Plans are tenancy's: limits asks it rather than reading its table.
+    { action: 'tenancy.organizationProfile', durationMs: expect.any(Number), level: 3 },
   ]);
   const list = await api(edge.baseUrl, 'GET', '/v1/requests', { key: apiKey });
   expect(list.body.data.map((r: { id: string; replayed?: boolean }) => r.id)).toEqual([replay.headers.get('x-request-id'), first.headers.get('x-request-id')]);

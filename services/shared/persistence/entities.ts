@@ -8,8 +8,8 @@ import { DocumentQuotaUsage } from '../../limits/document-quota-usage.entity.ts'
 import { Event } from '../../events/event.entity.ts';
 import { Webhook } from '../../webhooks/webhook.entity.ts';
 import { WebhookDelivery } from '../../webhooks/delivery.entity.ts';
-import { ScheduledJob } from '../../scheduler/scheduled-job.entity.ts';
-import { CompanyClock } from '../../clock/company-clock.entity.ts';
+import { ScheduledJob } from '../scheduler/scheduled-job.entity.ts';
+import { CompanyClock } from './company-clock.entity.ts';
 import { TechnicalAccount } from '../../identity/technical-account.entity.ts';
 import { Membership } from '../../identity/membership.entity.ts';
 import { Integration } from '../../identity/integration.entity.ts';

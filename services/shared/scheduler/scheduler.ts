@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { systemClock } from '../shared/clock.ts';
+import { systemClock } from '../clock.ts';
 import { ScheduledJob } from './scheduled-job.entity.ts';
 
 export interface ClaimedJob {
@@ -32,6 +32,13 @@ export function scheduleJobs(em: EntityManager, jobs: JobInput[]): void {
   for (const job of jobs) {
     em.create(ScheduledJob, { id: randomUUID(), kind: job.kind, ref: job.ref, companyId: job.companyId ?? null, dueAt: job.dueAt, lockedUntil: null, claims: 0 });
   }
+}
+
+/** Inserts due-time rows at once, in one statement (hot paths: one row per webhook delivery). */
+export async function insertJobs(em: EntityManager, jobs: JobInput[]): Promise<void> {
+  if (!jobs.length) return;
+  const wall = systemClock.now();
+  await em.insertMany(ScheduledJob, jobs.map((job) => ({ id: randomUUID(), kind: job.kind, ref: job.ref, companyId: job.companyId ?? null, dueAt: job.dueAt, lockedUntil: null, claims: 0, createdAt: wall })));
 }
 
 /** Creates or moves the job of (kind, ref) to `dueAt`, unlocked. */
