@@ -13,6 +13,7 @@ import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../s
 import { startReceiver, eventually, type Receiver } from '../support/webhook-receiver.ts';
 import { EmitterService, touchCompany, type TouchParams } from '../support/event-emitter.service.ts';
 import { call } from '../../services/shared/call.ts';
+import { newId } from '../../services/shared/ids.ts';
 import { verifyWebhookSignature } from '../../services/webhooks/signature.ts';
 import { API_VERSION } from '../../services/events/events.contract.ts';
 
@@ -185,6 +186,36 @@ describe('outbox, dispatcher and signed deliveries', () => {
     await r.waitFor(1);
     const body = JSON.parse(r.requests[0]!.rawBody);
     expect(body.data).toMatchObject({ companyId: s.company.id, company: { id: s.company.id }, metadata: { touched: 1 } });
+  });
+
+  it('an event whose transaction commits after a later one is still delivered, and each exactly once (the feed never skips behind its cursor)', async () => {
+    const r = await receiver();
+    const s = await sandboxWithHook(r.url, ['document.sent']);
+    // A writer that has taken its transaction id and an earlier event id, but commits last.
+    const slow = new pg.Client({ connectionString: t.databaseUrl });
+    await slow.connect();
+    const earlyId = newId('event');
+    try {
+      await slow.query('begin');
+      await slow.query(
+        `insert into events (id, organization_id, company_id, type, livemode, api_version, data, created_at) values ($1, $2, $3, 'document.sent', false, $4, $5, now())`,
+        [earlyId, s.organizationId, s.company.id, API_VERSION, JSON.stringify({ which: 'early' })]);
+      const [late] = await emit({ companyId: s.company.id, type: 'document.sent', data: { which: 'late' } });
+      expect(late!.id > earlyId).toBe(true);
+      // While the older transaction is open, the feed holds the later event back rather than pass it.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      expect(r.requests).toHaveLength(0);
+      await slow.query('commit');
+    } finally {
+      await slow.end();
+    }
+    await r.waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const delivered = r.requests.map((q) => JSON.parse(q.rawBody) as { id: string; data: { which: string } });
+    expect(delivered.map((e) => e.data.which).sort()).toEqual(['early', 'late']);
+    expect(new Set(delivered.map((e) => e.id)).size).toBe(2);
+    const rows = await sql<{ n: number }>(`select count(*)::int as n from webhook_deliveries where webhook_id = $1`, [s.hook.id]);
+    expect(rows[0]!.n).toBe(2);
   });
 });
 
