@@ -1,14 +1,15 @@
 /**
  * file-drop: the example connector of the SDK README. Each outbound document is written to a
- * folder; XML invoices dropped into another folder are read on a timer and handed to the platform.
+ * folder; XML invoices dropped into another folder are read on a timer and handed to the platform;
+ * reports are filed as files under `reports/` of the outbox folder, once per report id.
  * Written against adapters/sdk only.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CONNECTOR_API_VERSION, ConnectorError, type CheckRequest, type CheckResult, type Connector, type ConnectorHost,
-  type OutboundMessage, type SendResult, type StatusRequest, type StatusResult,
+  type OutboundMessage, type ReportMessage, type ReportResult, type SendResult, type StatusRequest, type StatusResult,
 } from '../sdk/index.ts';
 
 const DOCUMENT_TYPES = ['invoice', 'credit-note'] as const;
@@ -23,6 +24,11 @@ function participantsOf(host: ConnectorHost): Set<string> {
 
 function modeDir(host: ConnectorHost, option: 'outboxDir' | 'inboxDir', livemode: boolean): string {
   return join(String(host.config[option]), livemode ? 'live' : 'test');
+}
+
+/** The "authority's reference" of a filed report: derived from the bytes filed first. */
+function networkReportIdOf(bytes: Buffer): string {
+  return `file-drop:${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}`;
 }
 
 /** One inbound file: found, read, handed over, then moved to `done/` (the acknowledgement). */
@@ -84,7 +90,7 @@ const fileDrop = {
     modes: ['test', 'live'],
     countries: ['*'],
     documentTypes: DOCUMENT_TYPES,
-    capabilities: { send: true, pushReceive: false, pollReceive: true, status: true, report: false, discover: true },
+    capabilities: { send: true, pushReceive: false, pollReceive: true, status: true, report: true, discover: true },
     options: {
       outboxDir: { type: 'string', description: 'Folder outbound documents are written to (test/ and live/ below it)', required: true },
       inboxDir: { type: 'string', description: 'Folder inbound files are read from (test/ and live/ below it; done/ and rejected/ inside each)', required: true },
@@ -95,7 +101,7 @@ const fileDrop = {
 
   async start(host: ConnectorHost): Promise<void> {
     for (const livemode of [false, true]) {
-      await mkdir(modeDir(host, 'outboxDir', livemode), { recursive: true });
+      await mkdir(join(modeDir(host, 'outboxDir', livemode), 'reports'), { recursive: true });
       for (const sub of ['done', 'rejected']) await mkdir(join(modeDir(host, 'inboxDir', livemode), sub), { recursive: true });
     }
     host.scheduler.every(Number(host.config.pollIntervalMs ?? 1000), async () => {
@@ -124,6 +130,28 @@ const fileDrop = {
 
   async status(_req: StatusRequest): Promise<StatusResult> {
     return { outcome: 'delivered' };
+  },
+
+  async report(msg: ReportMessage, host: ConnectorHost): Promise<ReportResult> {
+    const bytes = Buffer.from(msg.payload.content, 'base64');
+    if (!bytes.length) throw ConnectorError.permanent('FILE_DROP_EMPTY_REPORT', `report ${msg.reportId} has no content`);
+    if (!/^[A-Za-z0-9_.-]{1,200}$/.test(msg.reportId) || msg.reportId.startsWith('.')) throw ConnectorError.permanent('FILE_DROP_BAD_REPORT_ID', `report id ${JSON.stringify(msg.reportId)} cannot name a file`);
+    const dir = join(modeDir(host, 'outboxDir', msg.livemode), 'reports');
+    await mkdir(dir, { recursive: true });
+    const final = join(dir, `${msg.reportId}.${msg.payload.contentType.includes('xml') ? 'xml' : msg.payload.contentType.includes('json') ? 'json' : 'bin'}`);
+    const tmp = join(dir, `.${msg.reportId}.${process.pid}.${Date.now()}.tmp`);
+    await writeFile(tmp, bytes);
+    try {
+      // link() creates the name only if it is free: of two filings of one report, exactly one lands.
+      await link(tmp, final);
+      return { outcome: 'accepted', reportId: msg.reportId, networkReportId: networkReportIdOf(bytes) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // Filed before: the first filing's answer.
+      return { outcome: 'accepted', reportId: msg.reportId, networkReportId: networkReportIdOf(await readFile(final)) };
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
   },
 } satisfies Connector;
 

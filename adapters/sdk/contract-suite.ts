@@ -10,7 +10,7 @@
 import * as translators from '../../mappings/index.ts';
 import {
   ConnectorError, validateManifest, type AcceptResult, type Connector, type ConnectorHost, type DirectoryEntry, type InboundDocument,
-  type OutboundMessage, type Participant, type Secret,
+  type OutboundMessage, type Participant, type ReportMessage, type Secret,
 } from './index.ts';
 
 export interface ContractFixtures {
@@ -118,6 +118,19 @@ export function sampleMessage(recipient: Participant, type: string, attempt = 1,
   };
 }
 
+export function sampleReport(livemode = false, reportId = `rpt_contract_${Math.random().toString(36).slice(2)}`): ReportMessage {
+  return {
+    reportId,
+    livemode,
+    kind: 'transaction',
+    country: 'FR',
+    reporter: { peppolId: '0009:12345678200010', name: 'Contract Reporter', organizationId: 'org_contract', companyId: 'comp_contract' },
+    period: '2026-11',
+    documentIds: ['doc_contract_1'],
+    payload: { content: Buffer.from('<Report/>').toString('base64'), contentType: 'application/xml', xml: '<Report/>' },
+  };
+}
+
 export function describeConnectorContract(connector: Connector, fx: ContractFixtures): void {
   const { manifest } = connector;
   const caps = manifest.capabilities;
@@ -167,6 +180,27 @@ export function describeConnectorContract(connector: Connector, fx: ContractFixt
             expect(typeof r.messageId).toBe('string');
             const s = await connector.status!({ messageId: r.messageId, livemode }, h);
             expect(['delivered', 'pending', 'rejected']).toContain(s.outcome);
+          }
+        } finally {
+          await connector.stop?.(h);
+        }
+      });
+    }
+
+    if (caps.report) {
+      it('report: files a report once; the same report id again answers the first filing', async () => {
+        const h = host();
+        await connector.start?.(h);
+        try {
+          const msg = sampleReport(livemode);
+          const first = await connector.report!(msg, h);
+          expect(['accepted', 'rejected', 'transient']).toContain(first.outcome);
+          if (first.outcome === 'rejected') expect(typeof first.errorCode).toBe('string');
+          if (first.outcome === 'accepted') {
+            expect(first.reportId).toBe(msg.reportId);
+            expect(typeof first.networkReportId).toBe('string');
+            const again = await connector.report!({ ...msg, payload: { ...msg.payload, content: Buffer.from('<Report changed="1"/>').toString('base64') } }, h);
+            expect(again).toEqual(first);
           }
         } finally {
           await connector.stop?.(h);

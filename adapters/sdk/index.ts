@@ -22,7 +22,7 @@ export interface ConnectorCapabilities {
   pollReceive: boolean;
   /** Delivery confirmed later (`status`). */
   status: boolean;
-  /** Tax-authority reporting (e-reporting). */
+  /** Tax-authority reporting (e-reporting, `report`). */
   report: boolean;
   /** Recipient discovery (`check`): whether a participant is reachable and what it accepts. */
   discover: boolean;
@@ -156,6 +156,39 @@ export type StatusResult =
   | { outcome: 'delivered' }
   | { outcome: 'pending'; checkAfterMs: number }
   | ({ outcome: 'rejected' } & ErrorFields);
+
+/**
+ * A filing with a tax authority (e-reporting): transaction data of invoices that travel outside
+ * the authority's own platform, payment data, or a lifecycle status the law says to report.
+ * The platform builds the report in the authority's format; the connector files it.
+ */
+export interface ReportMessage {
+  /**
+   * The platform's id of the report. The same id again is the same report: the connector answers
+   * the first filing's outcome and never files it twice.
+   */
+  reportId: string;
+  livemode: boolean;
+  kind: 'transaction' | 'payment' | 'lifecycle';
+  /** ISO 3166-1 alpha-2 country of the authority. */
+  country: string;
+  /** The company that reports. */
+  reporter: Party;
+  /** The period the data belongs to, where the authority groups by period (`2026-11`, `2026-11-01/2026-11-10`). */
+  period?: string;
+  /** The platform's documents the report covers. */
+  documentIds: string[];
+  /** The report itself, in the authority's format. */
+  payload: Payload;
+}
+
+export type ReportResult =
+  /** Filed; `networkReportId` is the authority's reference for it. */
+  | { outcome: 'accepted'; reportId: string; networkReportId: string }
+  /** Refused by the authority (its own code). */
+  | ({ outcome: 'rejected' } & ErrorFields)
+  /** Not filed this time: the platform files it again later. */
+  | { outcome: 'transient'; errorMessage: string; errorCode?: string };
 
 /**
  * A typed failure a connector throws from any verb. `transient`: the platform tries again later
@@ -322,11 +355,13 @@ export interface Connector {
   send?(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult>;
   /** Capability `status`. */
   status?(req: StatusRequest, host: ConnectorHost): Promise<StatusResult>;
+  /** Capability `report`: files one report with the tax authority (idempotent by `reportId`). */
+  report?(msg: ReportMessage, host: ConnectorHost): Promise<ReportResult>;
   /** Capability `pushReceive`: HTTP routes the network calls. */
   routes?: readonly ConnectorRoute[];
 }
 
-const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
+const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['report', 'report'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
 
 /** Checks a manifest's shape (and, given the connector, that each capability has its verb). */
 export function validateManifest(m: ConnectorManifest, connector?: Connector): string[] {

@@ -4,7 +4,7 @@
  * (`metadata.connector`), so the router finds it in the broker registry without a central list.
  */
 import { defineAction, type ActionContract } from '../shared/contract.ts';
-import type { CheckRequest, CheckResult, ConnectorManifest, InboundResponse, OutboundMessage, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
+import type { CheckRequest, CheckResult, ConnectorManifest, InboundResponse, OutboundMessage, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
 
 /** Metadata key of an `adapter.<id>` service that carries its manifest. */
 export const MANIFEST_METADATA_KEY = 'connector';
@@ -26,6 +26,7 @@ export interface AdapterContracts {
   check: ActionContract<CheckRequest, CheckResult>;
   send: ActionContract<OutboundMessage, SendResult>;
   status: ActionContract<StatusRequest, StatusResult>;
+  report: ActionContract<ReportMessage, ReportResult>;
   route: ActionContract<RouteRequest, RouteResponse>;
 }
 
@@ -50,6 +51,13 @@ export function adapterContracts(connectorId: string): AdapterContracts {
       check: defineAction(service, 'check', { params: { recipient: 'object', documentType: 'string', livemode: 'boolean' } }),
       send: defineAction(service, 'send', { params: { ...message } }),
       status: defineAction(service, 'status', { params: { messageId: 'string', livemode: 'boolean' } }),
+      report: defineAction(service, 'report', {
+        params: {
+          reportId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', kind: { type: 'enum', values: ['transaction', 'payment', 'lifecycle'] },
+          country: { type: 'string', length: 2 }, reporter: 'object', period: { type: 'string', optional: true, max: 64 },
+          documentIds: { type: 'array', items: 'string', max: 10_000 }, payload: 'object',
+        },
+      }),
       route: defineAction(service, 'route', {
         params: { method: 'string', route: 'string', headers: 'object', query: 'object', body: 'string', clientCertificate: { type: 'object', optional: true } },
       }),

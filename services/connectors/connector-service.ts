@@ -66,6 +66,15 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
           throw transientError(manifest.id, err);
         }
       }),
+      report: implement(c.report, async (ctx) => {
+        if (!connector.report) throw missingVerb(manifest.id, 'report');
+        try {
+          return await connector.report(ctx.params, host());
+        } catch (err) {
+          if (isPermanent(err)) return { outcome: 'rejected', errorCode: err.code, errorMessage: err.message };
+          throw transientError(manifest.id, err);
+        }
+      }),
       route: implement(c.route, async (ctx): Promise<RouteResponse> => {
         const p = ctx.params;
         const route = matchRoute(connector.routes ?? [], p.method, p.route);

@@ -16,6 +16,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import forge from 'node-forge';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
+import { call } from '../../services/shared/call.ts';
+import { adapterContracts } from '../../services/connectors/adapters.contract.ts';
 
 const dirs = mkdtempSync(join(tmpdir(), 'connectors-spec-'));
 const hung: ServerResponse[] = [];
@@ -95,6 +97,22 @@ describe('a connector enabled only by configuration', () => {
     expect(await settled(res.body.id)).toMatchObject({ deliveryStatus: 'delivered' });
     const written = readFileSync(join(dirs, 'out', 'test', `${res.body.id}.xml`), 'utf8');
     expect(written).toContain(res.body.number);
+  });
+
+  it('file-drop: a report through its adapter service is filed once; a second filing of that id answers the first and a broken one is refused with the connector\'s code', async () => {
+    const report = adapterContracts('file-drop').report;
+    const msg = {
+      reportId: `rpt_${Date.now()}`, livemode: false, kind: 'transaction' as const, country: 'FR', period: '2026-11', documentIds: ['doc_1'],
+      reporter: { peppolId: a.company.peppolId ?? null, name: 'Alice', organizationId: a.organizationId, companyId: a.company.id },
+      payload: { content: Buffer.from('<Report n="1"/>').toString('base64'), contentType: 'application/xml' },
+    };
+    const first = await call(t.app.broker, report, msg);
+    expect(first).toMatchObject({ outcome: 'accepted', reportId: msg.reportId, networkReportId: expect.stringMatching(/^file-drop:/) });
+    expect(readFileSync(join(dirs, 'out', 'test', 'reports', `${msg.reportId}.xml`), 'utf8')).toBe('<Report n="1"/>');
+    const again = await call(t.app.broker, report, { ...msg, payload: { ...msg.payload, content: Buffer.from('<Report n="2"/>').toString('base64') } });
+    expect(again).toEqual(first);
+    expect(readFileSync(join(dirs, 'out', 'test', 'reports', `${msg.reportId}.xml`), 'utf8')).toBe('<Report n="1"/>');
+    expect(await call(t.app.broker, report, { ...msg, reportId: '../escape' })).toMatchObject({ outcome: 'rejected', errorCode: 'FILE_DROP_BAD_REPORT_ID' });
   });
 
   it('file-drop: an invoice dropped in its inbox reaches the company it is addressed to, once', async () => {
