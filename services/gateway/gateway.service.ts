@@ -12,7 +12,8 @@ import { DomainError } from '../shared/errors.ts';
 import { call } from '../shared/call.ts';
 import { hasScope, type Principal, type RequestMeta } from '../shared/auth.ts';
 import type { ActionContract, HttpBinding } from '../shared/contract.ts';
-import { authenticateKey } from '../tenancy/tenancy.contract.ts';
+import { authenticateKey, API_KEY_REVOKED_EVENT, type ApiKeyRevoked } from '../tenancy/tenancy.contract.ts';
+import { PrincipalCache } from './principal-cache.ts';
 import { readBody } from './http-body.ts';
 import { formatError, formatOAuthError, ERROR_TABLE } from './error-formatter.ts';
 import { resolveBearerToken } from './credentials.ts';
@@ -95,6 +96,8 @@ interface GatewayVars {
   authFailures: AuthFailureThrottle;
   /** Rate limits, quotas, idempotency and the request log (services/gateway/guarantees.ts). */
   guarantees: GatewayGuarantees;
+  /** API-key principals kept for a moment (services/gateway/principal-cache.ts). */
+  principals: PrincipalCache;
 }
 
 /** What moleculer-web's mixin provides that we call. */
@@ -194,11 +197,18 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     }),
   },
 
+  events: {
+    [API_KEY_REVOKED_EVENT](this: GatewayVars, ctx: Context<ApiKeyRevoked>) {
+      this.principals.dropKey(ctx.params.apiKeyId);
+    },
+  },
+
   created() {
     this.openapiDocument = buildOpenApi((this.settings.httpContracts as readonly ActionContract<unknown, unknown>[] | undefined) ?? HTTP_CONTRACTS, config.publicUrl);
     this.ipLimiter = new IpLimiter(config.bootstrapPerIpPerHour, 3_600_000);
     this.authFailures = new AuthFailureThrottle(config.credentials, config.redisUrl, this.logger);
     this.guarantees = new GatewayGuarantees(this.broker, config);
+    this.principals = new PrincipalCache(config.credentials.principalCacheTtlMs);
     // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
     // client pool) never reuses a socket we are closing at that very moment (ECONNRESET).
     const server = (this as unknown as { server?: { keepAliveTimeout: number; headersTimeout: number } }).server;
@@ -230,8 +240,15 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       let principal: Principal;
       try {
         if (token.startsWith('svc_')) {
-          const companyHeader = req.headers['x-service-company'];
-          principal = await call(ctx, authenticateKey, { key: token, ...(typeof companyHeader === 'string' && companyHeader ? { companyHeader } : {}) });
+          const header = req.headers['x-service-company'];
+          const companyHeader = typeof header === 'string' && header ? header : undefined;
+          const cached = this.principals.get(token, companyHeader);
+          if (cached) principal = cached;
+          else {
+            const resolved = await call(ctx, authenticateKey, { key: token, ...(companyHeader ? { companyHeader } : {}) });
+            this.principals.set(token, companyHeader, resolved.principal, resolved.expiresAt);
+            principal = resolved.principal;
+          }
         } else {
           principal = await resolveBearerToken(ctx, token, req.headers);
         }

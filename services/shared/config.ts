@@ -113,6 +113,8 @@ export interface CredentialsConfig {
   maxApiKeysPerOrganization: number;
   /** Live (unrevoked) integrations an organization may hold. */
   maxIntegrationsPerOrganization: number;
+  /** How long a gateway keeps an API key's resolved principal, in ms (0: never); revocations drop it at once. */
+  principalCacheTtlMs: number;
 }
 
 export interface WorkersConfig {
@@ -239,6 +241,7 @@ export function loadConfig(): AppConfig {
       authFailureWindowSeconds: Math.max(1, int('EINV_AUTH_FAILURE_WINDOW_SECONDS', 60)),
       maxApiKeysPerOrganization: int('EINV_MAX_API_KEYS_PER_ORGANIZATION', 100),
       maxIntegrationsPerOrganization: int('EINV_MAX_INTEGRATIONS_PER_ORGANIZATION', 100),
+      principalCacheTtlMs: Math.max(0, int('EINV_PRINCIPAL_CACHE_TTL_MS', 1_000)),
     },
     workers: {
       size: Math.max(1, int('EINV_WORKERS', availableParallelism())),

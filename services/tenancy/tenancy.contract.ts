@@ -107,8 +107,13 @@ export interface AuthenticateKeyParams {
   /** X-Service-Company as sent, if any. */
   companyHeader?: string;
 }
+export interface KeyAuthentication {
+  principal: Principal;
+  /** The key's own expiry (callers that keep the principal a moment never keep it past this). */
+  expiresAt: string | null;
+}
 /** Resolves an API key (and the acting company) to a Principal, or throws 401/403 codes. */
-export const authenticateKey = defineAction<AuthenticateKeyParams, Principal>(SERVICE, 'authenticateKey', {
+export const authenticateKey = defineAction<AuthenticateKeyParams, KeyAuthentication>(SERVICE, 'authenticateKey', {
   params: { key: { type: 'string', min: 1, max: 512 }, companyHeader: { type: 'string', optional: true, max: 128 } },
 });
 
@@ -213,6 +218,10 @@ export const provision = defineAction<ProvisionParams, ProvisionResult>(SERVICE,
     apiKey: { type: 'object', props: { name: 'string', keyType: { type: 'enum', values: [...KEY_TYPES] }, scopes: 'array|optional', email: 'string|optional', expiresAt: 'string|optional' } },
   },
 });
+
+/** Broadcast when an API key is revoked: gateways drop what they keep of it at once. */
+export const API_KEY_REVOKED_EVENT = 'tenancy.apiKey.revoked';
+export interface ApiKeyRevoked { apiKeyId: string; organizationId: string }
 
 // ---------- internal reads (other services ask tenancy instead of reading its tables) ----------
 

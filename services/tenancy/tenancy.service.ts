@@ -68,7 +68,7 @@ const TenancyService: ServiceSchema = {
       } else if (row.keyType !== 'personal') {
         companyId = null;
       }
-      return {
+      const principal: Principal = {
         authMethod: 'api_key',
         organizationId: row.organization.id,
         apiKeyId: row.id,
@@ -79,6 +79,7 @@ const TenancyService: ServiceSchema = {
         livemode: row.livemode,
         companyId,
       };
+      return { principal, expiresAt: row.expiresAt?.toISOString() ?? null };
     }),
 
     me: action(contract.me, async (ctx) => {
@@ -189,6 +190,9 @@ const TenancyService: ServiceSchema = {
       if (!row) throw new DomainError('RESOURCE_NOT_FOUND', `API key '${ctx.params.id}' was not found`);
       row.revokedAt ??= systemClock.now();
       await em.flush();
+      // Awaited so this replica's gateway has dropped the key before the caller hears "revoked".
+      const revoked: contract.ApiKeyRevoked = { apiKeyId: row.id, organizationId: auth.organizationId };
+      await ctx.broadcast(contract.API_KEY_REVOKED_EVENT, revoked);
       return { id: row.id, revoked: true as const, revokedAt: row.revokedAt.toISOString() };
     }),
 
