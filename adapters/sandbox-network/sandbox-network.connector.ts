@@ -4,7 +4,10 @@
  * Written against the connector SDK only; stateless (scenario state travels in the message id
  * and the attempt number), so any number of replicas can run it.
  */
-import { CONNECTOR_API_VERSION, ConnectorError, type AcceptResult, type CheckRequest, type CheckResult, type Connector, type ConnectorHost, type OutboundMessage, type SendResult, type StatusRequest, type StatusResult } from '../sdk/index.ts';
+import {
+  CONNECTOR_API_VERSION, ConnectorError, type AcceptResult, type CheckRequest, type CheckResult, type Connector, type ConnectorHost, type OutboundMessage,
+  type RegistryRequest, type RegistryResult, type SendResult, type StatusRequest, type StatusResult,
+} from '../sdk/index.ts';
 
 export const SANDBOX_DOCUMENT_TYPES = [
   'invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt',
@@ -48,6 +51,22 @@ function scenarioOf(peppolId: string | undefined): Scenario | undefined {
 
 const DELAY_PREFIX = 'sbx-delay:';
 
+/**
+ * The sandbox company registry: every well-formed VAT number is an active company, except the
+ * reserved endings (README.md): `0000` is unknown, `9999` has ceased trading.
+ */
+function sandboxRegistry(vatNumber: string): RegistryResult {
+  if (vatNumber.endsWith('0000')) return { status: 'not_found' };
+  if (vatNumber.endsWith('9999')) return { status: 'inactive', name: `Ceased Sandbox Company ${vatNumber}` };
+  const country = vatNumber.slice(0, 2) === 'EL' ? 'GR' : vatNumber.slice(0, 2);
+  return {
+    status: 'active',
+    name: `Sandbox Company ${vatNumber}`,
+    address: { street: '1 Sandbox Street', city: 'Sandbox City', postalCode: '1000', country },
+    registrationNumber: vatNumber.slice(2),
+  };
+}
+
 export const sandboxNetworkConnector = {
   manifest: {
     id: 'sandbox-network',
@@ -58,7 +77,11 @@ export const sandboxNetworkConnector = {
     countries: ['*'],
     documentTypes: SANDBOX_DOCUMENT_TYPES,
     modes: ['test'],
-    capabilities: { send: true, pushReceive: false, pollReceive: false, status: true, report: false, discover: true },
+    capabilities: { send: true, pushReceive: false, pollReceive: false, status: true, report: false, discover: true, registry: true },
+  },
+
+  async lookupCompany(req: RegistryRequest): Promise<RegistryResult> {
+    return sandboxRegistry(req.vatNumber);
   },
 
   async check(req: CheckRequest, host: ConnectorHost): Promise<CheckResult> {

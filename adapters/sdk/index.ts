@@ -9,7 +9,7 @@
 import type * as Translators from '../../mappings/index.ts';
 
 /** Version of this interface; a connector states the one it was written against (same major). */
-export const CONNECTOR_API_VERSION = '2.0';
+export const CONNECTOR_API_VERSION = '2.1';
 
 export type ConnectorMode = 'live' | 'test';
 
@@ -26,6 +26,8 @@ export interface ConnectorCapabilities {
   report: boolean;
   /** Recipient discovery (`check`): whether a participant is reachable and what it accepts. */
   discover: boolean;
+  /** Company registry (`lookupCompany`): whether a VAT number is registered and active, and who it is (since 2.1). */
+  registry?: boolean;
 }
 
 /** One configuration entry a connector reads; the platform validates the configuration against these. */
@@ -189,6 +191,27 @@ export type ReportResult =
   | ({ outcome: 'rejected' } & ErrorFields)
   /** Not filed this time: the platform files it again later. */
   | { outcome: 'transient'; errorMessage: string; errorCode?: string };
+
+/** A company registry question: is this VAT number registered, and who is it? */
+export interface RegistryRequest {
+  /** Country prefix and number, uppercase, no spaces (`BE0403170701`). */
+  vatNumber: string;
+  livemode: boolean;
+}
+
+export interface RegisteredCompany {
+  /** Legal name as the registry holds it. */
+  name: string;
+  address?: { street?: string; streetLine2?: string; city?: string; postalCode?: string; country?: string };
+  /** National company number, when the registry gives one. */
+  registrationNumber?: string;
+}
+
+export type RegistryResult =
+  | ({ status: 'active' } & RegisteredCompany)
+  /** Registered once, no longer active (ceased, struck off, VAT deregistered). */
+  | { status: 'inactive'; name?: string }
+  | { status: 'not_found' };
 
 /**
  * A typed failure a connector throws from any verb. `transient`: the platform tries again later
@@ -355,13 +378,15 @@ export interface Connector {
   send?(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult>;
   /** Capability `status`. */
   status?(req: StatusRequest, host: ConnectorHost): Promise<StatusResult>;
+  /** Capability `registry`: looks a VAT number up. Throw a transient ConnectorError when the registry cannot answer. */
+  lookupCompany?(req: RegistryRequest, host: ConnectorHost): Promise<RegistryResult>;
   /** Capability `report`: files one report with the tax authority (idempotent by `reportId`). */
   report?(msg: ReportMessage, host: ConnectorHost): Promise<ReportResult>;
   /** Capability `pushReceive`: HTTP routes the network calls. */
   routes?: readonly ConnectorRoute[];
 }
 
-const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['report', 'report'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
+const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['report', 'report'], ['registry', 'lookupCompany'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
 
 /** Checks a manifest's shape (and, given the connector, that each capability has its verb). */
 export function validateManifest(m: ConnectorManifest, connector?: Connector): string[] {

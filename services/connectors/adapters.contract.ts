@@ -4,7 +4,7 @@
  * (`metadata.connector`), so the router finds it in the broker registry without a central list.
  */
 import { defineAction, type ActionContract } from '../shared/contract.ts';
-import type { CheckRequest, CheckResult, ConnectorManifest, InboundResponse, OutboundMessage, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
+import type { CheckRequest, CheckResult, ConnectorManifest, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
 
 /** Metadata key of an `adapter.<id>` service that carries its manifest. */
 export const MANIFEST_METADATA_KEY = 'connector';
@@ -27,6 +27,7 @@ export interface AdapterContracts {
   send: ActionContract<OutboundMessage, SendResult>;
   status: ActionContract<StatusRequest, StatusResult>;
   report: ActionContract<ReportMessage, ReportResult>;
+  lookupCompany: ActionContract<RegistryRequest, RegistryResult>;
   route: ActionContract<RouteRequest, RouteResponse>;
 }
 
@@ -58,6 +59,7 @@ export function adapterContracts(connectorId: string): AdapterContracts {
           documentIds: { type: 'array', items: 'string', max: 10_000 }, payload: 'object',
         },
       }),
+      lookupCompany: defineAction(service, 'lookupCompany', { params: { vatNumber: { type: 'string', min: 3, max: 32 }, livemode: 'boolean' } }),
       route: defineAction(service, 'route', {
         params: { method: 'string', route: 'string', headers: 'object', query: 'object', body: 'string', clientCertificate: { type: 'object', optional: true } },
       }),

@@ -66,6 +66,11 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
           throw transientError(manifest.id, err);
         }
       }),
+      lookupCompany: implement(c.lookupCompany, async (ctx) => {
+        if (!connector.lookupCompany) throw missingVerb(manifest.id, 'registry');
+        // Every failure is transient here: the caller keeps the company pending and asks again later.
+        try { return await connector.lookupCompany(ctx.params, host()); } catch (err) { throw transientError(manifest.id, err); }
+      }),
       report: implement(c.report, async (ctx) => {
         if (!connector.report) throw missingVerb(manifest.id, 'report');
         try {
