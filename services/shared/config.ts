@@ -92,6 +92,8 @@ export interface AppConfig {
   requestLogFlushMs: number;
   /** Request-log entries older than this many days are deleted (hourly). */
   requestLogRetentionDays: number;
+  /** Years a removed company's documents stay readable where its country sets no period of its own (Italy 10, France 6). */
+  documentRetentionYears: number;
   /** Lease of an Idempotency-Key claim, renewed while its request runs; a crashed holder's claim lapses after it. */
   idempotencyClaimMs: number;
   /** JWT verification: an external identity provider (optional) and our built-in issuer. */
@@ -225,6 +227,7 @@ export function loadConfig(): AppConfig {
     requestLogBatchSize: int('EINV_REQUEST_LOG_BATCH', 500),
     requestLogFlushMs: int('EINV_REQUEST_LOG_FLUSH_MS', 200),
     requestLogRetentionDays: int('EINV_REQUEST_LOG_RETENTION_DAYS', 90),
+    documentRetentionYears: Math.max(1, int('EINV_RETENTION_YEARS', 10)),
     idempotencyClaimMs: int('EINV_IDEMPOTENCY_CLAIM_MS', 15_000),
     jwt: {
       jwksUrl: requiredTogether('EINV_JWT_JWKS_URL', 'EINV_JWT_ISSUER'),

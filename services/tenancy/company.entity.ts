@@ -4,6 +4,9 @@ import { Organization } from './organization.entity.ts';
 export const COMPANY_STATUSES = ['active', 'pending_verification'] as const;
 export type CompanyStatus = (typeof COMPANY_STATUSES)[number];
 
+export const REGISTRATION_STATUSES = ['active', 'deregistered'] as const;
+export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
+
 /** Postal address as the API shows it (spec: CompanyCreate.address). */
 export interface Address {
   street?: string;
@@ -38,6 +41,12 @@ export const Company = defineEntity({
     metadata: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    /** Peppol registration: null never registered, `active` published (or being published), `deregistered`. */
+    registrationStatus: p.enum(REGISTRATION_STATUSES).nullable(),
+    registeredAt: p.datetime().nullable(),
+    /** Removed by its organization: hidden everywhere, its documents kept until `retainUntil`. */
+    deletedAt: p.datetime().nullable(),
+    retainUntil: p.datetime().nullable(),
   },
 });
 export type Company = InferEntity<typeof Company>;

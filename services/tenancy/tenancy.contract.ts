@@ -200,6 +200,87 @@ export const getCompany = defineAction<{ id: string }, CompanyView>(SERVICE, 'ge
   },
 });
 
+export interface CreateCompanyParams {
+  vatNumber: string;
+  name?: string;
+  address?: Address;
+  metadata?: Record<string, unknown>;
+}
+const addressParams = {
+  type: 'object', optional: true, strict: 'remove',
+  props: {
+    street: { type: 'string', optional: true, max: 200 }, streetLine2: { type: 'string', optional: true, max: 200 }, city: { type: 'string', optional: true, max: 100 },
+    postalCode: { type: 'string', optional: true, max: 20 }, country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ },
+  },
+} as const;
+export const createCompany = defineAction<CreateCompanyParams, CompanyView>(SERVICE, 'createCompany', {
+  params: {
+    ...STRICT_REMOVE,
+    // The shape is checked by the action, so a wrong one is INVALID_VAT_FORMAT as the spec says.
+    vatNumber: { type: 'string', min: 1, max: 32 },
+    name: { type: 'string', optional: true, min: 1, max: 200, trim: true },
+    address: addressParams,
+    metadata: { type: 'object', optional: true },
+  },
+  http: {
+    method: 'POST', path: '/v1/companies', access: 'companies.write', tag: 'Companies', status: 201,
+    location: (c: CompanyView) => `/v1/companies/${c.id}`,
+    summary: 'Create a company of the organization from its VAT number. The VAT number (country prefix, uppercase, no spaces) is checked against the company registry of its country (a `registry` connector: VIES for live keys when enabled, the sandbox registry for test keys). Without `name` the registry\'s name and address are used. The Peppol id is derived from the VAT prefix\'s ICD scheme. A registry that cannot answer does not refuse the company: it is created `pending_verification` and checked again later. 400 INVALID_VAT_FORMAT; 409 COMPANY_EXISTS (`existingId`) when the organization already has a company with this VAT number; 422 VAT_NOT_FOUND, VAT_INACTIVE.',
+    errors: {
+      400: 'INVALID_VAT_FORMAT: not `^[A-Z]{2}[A-Z0-9]+$`, or not the shape of its country',
+      409: 'COMPANY_EXISTS: the organization already has a company with this VAT number (`existingId`)',
+      422: 'VAT_NOT_FOUND (the registry does not know it) or VAT_INACTIVE (it has ceased)',
+    },
+    response: companyResponse,
+  },
+});
+
+export interface RegistrationView {
+  companyId: string;
+  registrationStatus: 'active';
+  peppolId: string;
+  smpRegistered: boolean;
+  registeredAt: string;
+}
+export const registerCompany = defineAction<{ id: string }, RegistrationView>(SERVICE, 'registerCompany', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 } },
+  http: {
+    method: 'POST', path: '/v1/companies/:id/register', access: 'companies.write', tag: 'Companies',
+    summary: 'Register the company on the network: the registration is active at once, its publication follows. Creates the registration (`registrationStatus: active`) and schedules the publication of the company\'s Peppol id; `smpRegistered` turns true and `company.smp_registered` is sent once it is published. Registering again is harmless. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION while the company is `pending_verification`.',
+    errors: { 404: 'COMPANY_NOT_FOUND', 409: 'INVALID_TRANSITION: the company is still pending verification' },
+    response: {
+      type: 'object', required: ['companyId', 'registrationStatus', 'peppolId', 'smpRegistered', 'registeredAt'],
+      properties: {
+        companyId: { type: 'string' }, registrationStatus: { type: 'string', enum: ['active'] }, peppolId: { type: 'string' },
+        smpRegistered: { type: 'boolean' }, registeredAt: { type: 'string', format: 'date-time' },
+      },
+    },
+  },
+});
+
+export interface CompanyDeletion {
+  id: string;
+  deleted: true;
+  /** Until when its documents stay readable (statutory retention of its country). */
+  retainUntil: string;
+}
+export const deleteCompany = defineAction<{ id: string }, CompanyDeletion>(SERVICE, 'deleteCompany', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 } },
+  http: {
+    method: 'DELETE', path: '/v1/companies/:id', access: 'companies.write', tag: 'Companies',
+    summary: 'Remove a company: deregistered from the network, its keys revoked, its documents kept for the statutory retention. The company disappears from lists and lookups and stops receiving; the API keys bound to it are revoked. Its documents stay readable until `retainUntil` (10 years for Italy, 6 for France, EINV_RETENTION_YEARS otherwise). 404 COMPANY_NOT_FOUND.',
+    errors: { 404: 'COMPANY_NOT_FOUND' },
+    response: {
+      type: 'object', required: ['id', 'deleted', 'retainUntil'],
+      properties: { id: { type: 'string' }, deleted: { const: true }, retainUntil: { type: 'string', format: 'date-time' } },
+    },
+  },
+});
+
+/** Scheduler job kinds of tenancy. */
+export const VERIFY_COMPANY_JOB = 'company.verify';
+export const PUBLISH_COMPANY_JOB = 'company.publish';
+
 export interface ProvisionParams {
   organization: { name: string; sandbox: boolean; plan?: string; country?: string; vatNumber?: string };
   company: { name: string; country: string; vatNumber?: string; registrationNumber?: string; peppolId?: string; address?: Address };

@@ -1,5 +1,6 @@
 import type { Context, ServiceSchema } from 'moleculer';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { SchedulerMixin } from '../../mixins/scheduler.mixin.ts';
 import { DomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -13,6 +14,7 @@ import { generateKey, hashKey } from './api-key-secrets.ts';
 import { apiKeyView, companyView, slugify } from './views.ts';
 import * as contract from './tenancy.contract.ts';
 import { loadConfig } from '../shared/config.ts';
+import { createCompany, registerCompany, deleteCompany, verifyPending, publishRegistrations, companyNotFound } from './companies.ts';
 
 const config = loadConfig();
 
@@ -23,16 +25,19 @@ const companyForbidden = (id: string) => new DomainError('COMPANY_FORBIDDEN', `C
 
 async function findCompanyOf(ctx: Context, organizationId: string, ref: string) {
   const em = emOf(ctx);
-  if (ref.startsWith('vat:')) return em.findOne(Company, { organization: organizationId, vatNumber: ref.slice(4).toUpperCase() });
-  if (ref.startsWith('peppol:')) return em.findOne(Company, { organization: organizationId, peppolId: ref.slice(7) });
-  return em.findOne(Company, { id: ref, organization: organizationId });
+  if (ref.startsWith('vat:')) return em.findOne(Company, { organization: organizationId, vatNumber: ref.slice(4).toUpperCase(), deletedAt: null });
+  if (ref.startsWith('peppol:')) return em.findOne(Company, { organization: organizationId, peppolId: ref.slice(7), deletedAt: null });
+  return em.findOne(Company, { id: ref, organization: organizationId, deletedAt: null });
 }
 
 const companyRef = (c: Company): contract.CompanyRef => ({ id: c.id, organizationId: c.organization.id, metadata: c.metadata ?? null });
 
 const TenancyService: ServiceSchema = {
   name: 'tenancy',
-  mixins: [OrmMixin],
+  mixins: [OrmMixin, SchedulerMixin({
+    [contract.VERIFY_COMPANY_JOB]: { batch: 10, handle: verifyPending },
+    [contract.PUBLISH_COMPANY_JOB]: { batch: 20, handle: publishRegistrations },
+  })],
 
   actions: {
     organizationProfile: action(contract.organizationProfile, async (ctx) => {
@@ -41,7 +46,7 @@ const TenancyService: ServiceSchema = {
     }),
 
     companyOf: action(contract.companyOf, async (ctx) => {
-      const company = await emOf(ctx).findOne(Company, { id: ctx.params.companyId, organization: ctx.params.organizationId });
+      const company = await emOf(ctx).findOne(Company, { id: ctx.params.companyId, organization: ctx.params.organizationId, deletedAt: null });
       return company ? companyRef(company) : null;
     }),
 
@@ -60,7 +65,7 @@ const TenancyService: ServiceSchema = {
       let companyId = row.company?.id ?? null;
       const header = ctx.params.companyHeader;
       if (header) {
-        const company = await em.findOne(Company, { id: header, organization: row.organization.id });
+        const company = await em.findOne(Company, { id: header, organization: row.organization.id, deletedAt: null });
         // A company of another organization is refused the same way as an unknown one: no existence leak.
         if (!company) throw companyForbidden(header);
         if (row.keyType === 'personal' && companyId && companyId !== company.id) throw companyForbidden(header);
@@ -107,7 +112,7 @@ const TenancyService: ServiceSchema = {
     actingCompany: action(contract.actingCompany, async (ctx) => {
       const auth = principalOf(ctx);
       if (!auth.companyId) throw new DomainError('COMPANY_REQUIRED', 'This credential has no company; send X-Service-Company');
-      const company = await emOf(ctx).findOne(Company, { id: auth.companyId, organization: auth.organizationId });
+      const company = await emOf(ctx).findOne(Company, { id: auth.companyId, organization: auth.organizationId, deletedAt: null });
       if (!company) throw companyForbidden(auth.companyId);
       return companyView(company);
     }),
@@ -201,7 +206,7 @@ const TenancyService: ServiceSchema = {
       const page = readPageRequest(ctx.params);
       const rows = await emOf(ctx).find(
         Company,
-        { organization: auth.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+        { organization: auth.organizationId, deletedAt: null, ...(page.after ? { id: { $lt: page.after } } : {}) },
         { orderBy: { id: 'desc' }, limit: page.limit + 1 },
       );
       return toPage(rows, page, (r) => r.id, companyView);
@@ -210,8 +215,31 @@ const TenancyService: ServiceSchema = {
     getCompany: action(contract.getCompany, async (ctx) => {
       const auth = principalOf(ctx);
       const company = await findCompanyOf(ctx, auth.organizationId, ctx.params.id);
-      if (!company) throw new DomainError('COMPANY_NOT_FOUND', `Company '${ctx.params.id}' was not found`);
+      if (!company) throw companyNotFound(ctx.params.id);
       return companyView(company);
+    }),
+
+    createCompany: action(contract.createCompany, async (ctx) => {
+      const auth = principalOf(ctx);
+      // A one-company credential acts for its own company only: new companies come from organization-wide ones.
+      if (auth.keyType === 'personal' || isCompanyBound(auth)) throw companyForbidden('new');
+      return companyView(await createCompany(ctx, emOf(ctx), ctx.params));
+    }),
+
+    registerCompany: action(contract.registerCompany, async (ctx) => {
+      const auth = principalOf(ctx);
+      if (auth.companyId && auth.companyId !== ctx.params.id) throw companyForbidden(ctx.params.id);
+      const company = await findCompanyOf(ctx, auth.organizationId, ctx.params.id);
+      if (!company) throw companyNotFound(ctx.params.id);
+      return registerCompany(ctx, emOf(ctx), company);
+    }),
+
+    deleteCompany: action(contract.deleteCompany, async (ctx) => {
+      const auth = principalOf(ctx);
+      if (auth.companyId && auth.companyId !== ctx.params.id) throw companyForbidden(ctx.params.id);
+      const company = await findCompanyOf(ctx, auth.organizationId, ctx.params.id);
+      if (!company) throw companyNotFound(ctx.params.id);
+      return deleteCompany(ctx, emOf(ctx), company);
     }),
 
     provision: action(contract.provision, async (ctx) => {

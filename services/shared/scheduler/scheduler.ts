@@ -83,6 +83,12 @@ export async function completeJobs(em: EntityManager, ids: readonly string[]): P
   await em.execute(`delete from scheduled_jobs where id in (${placeholders(ids.length)})`, [...ids], 'run');
 }
 
+/** Drops the jobs of these kinds for one ref (the thing they were for is gone). */
+export async function cancelJobs(em: EntityManager, kinds: readonly string[], ref: string): Promise<void> {
+  if (!kinds.length) return;
+  await em.execute(`delete from scheduled_jobs where kind in (${placeholders(kinds.length)}) and ref = ?`, [...kinds, ref], 'run');
+}
+
 /** Moves a claimed job to a new due time and releases its lease. */
 export async function rescheduleJob(em: EntityManager, id: string, dueAt: Date): Promise<void> {
   await em.execute(`update scheduled_jobs set due_at = ?, locked_until = null where id = ?`, [dueAt, id], 'run');

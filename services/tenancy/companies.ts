@@ -1,0 +1,192 @@
+/**
+ * Companies through the API: creation checked against the company registry of the VAT number's
+ * country, registration on the network, removal with the statutory retention of their documents,
+ * and the two jobs behind them (re-checking a company the registry could not answer for, and
+ * publishing a registration). Registry calls happen before any transaction opens.
+ */
+import type { Context, Service } from 'moleculer';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { systemClock } from '../shared/clock.ts';
+import { loadConfig } from '../shared/config.ts';
+import { principalOf } from '../shared/auth.ts';
+import { cancelJobs, completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
+import { recordEvent } from '../../mixins/outbox.mixin.ts';
+import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
+import { MappingError } from '../../mappings/errors.ts';
+import { peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
+import { countryOfVat } from '../../mappings/identifiers/vat.ts';
+import { API_KEY_REVOKED_EVENT, PUBLISH_COMPANY_JOB, VERIFY_COMPANY_JOB, type ApiKeyRevoked, type CompanyDeletion, type CreateCompanyParams, type RegistrationView } from './tenancy.contract.ts';
+import { askRegistry, type RegistryAnswer } from './company-registry.ts';
+import { Company } from './company.entity.ts';
+import { ApiKey } from './api-key.entity.ts';
+import { Organization } from './organization.entity.ts';
+import { slugify } from './views.ts';
+
+/** Statutory retention of invoices where the country sets its own (years). */
+const RETENTION_YEARS: Readonly<Record<string, number>> = { IT: 10, FR: 6 };
+
+/** A re-check after the registry could not answer: 1 min, doubling, at most 6 h apart. */
+const recheckDelayMs = (claims: number) => Math.min(6 * 3_600_000, 60_000 * 2 ** Math.max(0, claims - 1));
+
+export const companyNotFound = (id: string) => new DomainError('COMPANY_NOT_FOUND', `Company '${id}' was not found`);
+
+function peppolIdOf(vatNumber: string): string {
+  try {
+    return peppolIdFromVat(vatNumber);
+  } catch (err) {
+    if (err instanceof MappingError) throw new DomainError(err.code === 'INVALID_VAT_FORMAT' ? 'INVALID_VAT_FORMAT' : 'INVALID_REQUEST', err.message, { details: err.details });
+    throw err;
+  }
+}
+
+/** The registry's verdict as an API error, or nothing when the company may be created. */
+function refusal(vatNumber: string, answer: RegistryAnswer): DomainError | undefined {
+  if (!('result' in answer)) return undefined;
+  if (answer.result.status === 'not_found') return new DomainError('VAT_NOT_FOUND', `VAT number ${vatNumber} is not known to the company registry (${answer.source})`, { details: [{ field: 'vatNumber', rule: 'registry', message: 'unknown to the registry' }] });
+  if (answer.result.status === 'inactive') return new DomainError('VAT_INACTIVE', `VAT number ${vatNumber} belongs to a company that has ceased trading (${answer.source})`, { details: [{ field: 'vatNumber', rule: 'registry', message: 'ceased' }] });
+  return undefined;
+}
+
+async function existing(em: EntityManager, organizationId: string, vatNumber: string): Promise<Company | null> {
+  return em.findOne(Company, { organization: organizationId, vatNumber, deletedAt: null });
+}
+
+const companyExists = (vatNumber: string, existingId: string) =>
+  new DomainError('COMPANY_EXISTS', `This organization already has a company with VAT number ${vatNumber}`, { extra: { existingId } });
+
+export async function createCompany(ctx: Context, em: EntityManager, p: CreateCompanyParams): Promise<Company> {
+  const auth = principalOf(ctx);
+  const vatNumber = p.vatNumber;
+  const peppolId = peppolIdOf(vatNumber);
+  const country = countryOfVat(vatNumber) ?? vatNumber.slice(0, 2);
+  const already = await existing(em, auth.organizationId, vatNumber);
+  if (already) throw companyExists(vatNumber, already.id);
+
+  const answer = await askRegistry(ctx, vatNumber, country, auth.livemode);
+  const refused = refusal(vatNumber, answer);
+  if (refused) throw refused;
+  if ('unavailable' in answer) ctx.broker.logger.warn(`company registry ${answer.source} could not check ${vatNumber} (${answer.unavailable}); the company is created pending verification`);
+  const found = 'result' in answer && answer.result.status === 'active' ? answer.result : undefined;
+  const name = p.name ?? found?.name ?? vatNumber;
+  const now = systemClock.now();
+  const company = em.create(Company, {
+    id: newId('company'),
+    organization: auth.organizationId,
+    name,
+    legalName: found?.name ?? p.name ?? null,
+    slug: slugify(name),
+    country,
+    vatNumber,
+    registrationNumber: found?.registrationNumber ?? (country === 'BE' ? vatNumber.slice(2) : null),
+    peppolId,
+    address: p.address ?? found?.address ?? null,
+    dataProviderType: found && answer.source ? answer.source : null,
+    dataProviderSyncDate: found ? now : null,
+    status: 'unavailable' in answer ? 'pending_verification' : 'active',
+    metadata: p.metadata ?? null,
+    registrationStatus: null, registeredAt: null, deletedAt: null, retainUntil: null,
+  });
+  if (company.status === 'pending_verification') scheduleJobs(em, [{ kind: VERIFY_COMPANY_JOB, ref: company.id, companyId: company.id, dueAt: new Date(now.getTime() + recheckDelayMs(1)) }]);
+  try {
+    await em.flush();
+  } catch (err) {
+    // Two creations of one VAT number at once: the unique index lets one in.
+    if ((err as { name?: string }).name !== 'UniqueConstraintViolationException') throw err;
+    const winner = await existing(em.fork(), auth.organizationId, vatNumber);
+    throw companyExists(vatNumber, winner?.id ?? 'unknown');
+  }
+  return company;
+}
+
+export async function registerCompany(ctx: Context, em: EntityManager, company: Company): Promise<RegistrationView> {
+  if (company.status !== 'active') throw new DomainError('INVALID_TRANSITION', `Company '${company.id}' is still pending verification by the company registry; it can be registered once verified`, { extra: { allowedTransitions: [] } });
+  if (!company.peppolId) throw new DomainError('INVALID_REQUEST', `Company '${company.id}' has no Peppol id to register`);
+  if (company.registrationStatus !== 'active') {
+    company.registrationStatus = 'active';
+    company.registeredAt = systemClock.now();
+    scheduleJobs(em, [{ kind: PUBLISH_COMPANY_JOB, ref: company.id, companyId: company.id, dueAt: systemClock.now() }]);
+    await em.flush();
+  }
+  return { companyId: company.id, registrationStatus: 'active', peppolId: company.peppolId, smpRegistered: company.smpRegistered, registeredAt: company.registeredAt!.toISOString() };
+}
+
+export async function deleteCompany(ctx: Context, em: EntityManager, company: Company): Promise<CompanyDeletion> {
+  const now = systemClock.now();
+  const years = RETENTION_YEARS[company.country] ?? loadConfig().documentRetentionYears;
+  const retainUntil = new Date(now);
+  retainUntil.setUTCFullYear(retainUntil.getUTCFullYear() + years);
+  const revoked = await em.transactional(async (tx) => {
+    const row = await tx.findOneOrFail(Company, company.id);
+    row.deletedAt = now;
+    row.retainUntil = retainUntil;
+    if (row.registrationStatus === 'active') row.registrationStatus = 'deregistered';
+    row.smpRegistered = false;
+    const keys = await tx.find(ApiKey, { company: row.id, revokedAt: null });
+    for (const key of keys) key.revokedAt = now;
+    await cancelJobs(tx, [VERIFY_COMPANY_JOB, PUBLISH_COMPANY_JOB], row.id);
+    return keys.map((k) => k.id);
+  });
+  for (const apiKeyId of revoked) {
+    const event: ApiKeyRevoked = { apiKeyId, organizationId: principalOf(ctx).organizationId };
+    await ctx.broadcast(API_KEY_REVOKED_EVENT, event);
+  }
+  return { id: company.id, deleted: true, retainUntil: retainUntil.toISOString() };
+}
+
+/** Job `company.verify`: asks the registry again about companies created while it could not answer. */
+export async function verifyPending(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
+  for (const job of jobs) {
+    const company = await em.fork().findOne(Company, { id: job.ref, deletedAt: null }, { populate: ['organization'] });
+    if (!company || company.status !== 'pending_verification' || !company.vatNumber) { await completeJobs(em.fork(), [job.id]); continue; }
+    const answer = await askRegistry(this.broker, company.vatNumber, company.country, !company.organization.getEntity().sandbox);
+    if ('unavailable' in answer) { await rescheduleJob(em.fork(), job.id, new Date(systemClock.now().getTime() + recheckDelayMs(job.claims + 1))); continue; }
+    await em.fork().transactional(async (tx) => {
+      const row = await tx.findOneOrFail(Company, company.id);
+      if ('result' in answer && answer.result.status === 'active') {
+        row.status = 'active';
+        if (row.name === row.vatNumber) { row.name = answer.result.name; row.slug = slugify(answer.result.name); }
+        row.legalName ??= answer.result.name;
+        row.address ??= answer.result.address ?? null;
+        row.registrationNumber ??= answer.result.registrationNumber ?? null;
+        row.dataProviderType = answer.source;
+        row.dataProviderSyncDate = systemClock.now();
+      } else if (answer.source === null) {
+        // No registry serves this country any more: nothing left to check against.
+        row.status = 'active';
+      } else {
+        this.logger.warn(`company ${row.id}: the registry now says ${row.vatNumber} is ${'result' in answer ? answer.result.status : 'unknown'}; it stays pending verification`);
+      }
+      await completeJobs(tx, [job.id]);
+    });
+  }
+}
+
+/**
+ * Job `company.publish`: makes a registration visible on the network. Sandbox companies are
+ * published by the sandbox network itself (its directory is this platform), so they are live at
+ * once. Live companies need this platform's SMP (not built yet): their registration stays active
+ * and unpublished, and the job says so in the log.
+ */
+export async function publishRegistrations(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
+  let published = false;
+  for (const job of jobs) {
+    await em.fork().transactional(async (tx) => {
+      const company = await tx.findOne(Company, { id: job.ref, deletedAt: null, registrationStatus: 'active' }, { populate: ['organization'] });
+      const org = company?.organization.getEntity() as Organization | undefined;
+      if (company && org && !company.smpRegistered) {
+        if (org.sandbox) {
+          company.smpRegistered = true;
+          await recordEvent(tx, { organizationId: org.id, companyId: company.id, type: 'company.smp_registered', livemode: false, data: { companyId: company.id, peppolId: company.peppolId } });
+          published = true;
+        } else {
+          this.logger.warn(`company ${company.id}: registered, but no SMP publisher is configured for live companies; it stays unpublished`);
+        }
+      }
+      await completeJobs(tx, [job.id]);
+    });
+  }
+  // Committed: the outbox followers need not wait for their next poll.
+  if (published) void this.broker.broadcast(OUTBOX_WRITTEN_EVENT, {});
+}
