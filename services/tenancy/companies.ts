@@ -86,7 +86,7 @@ export async function createCompany(ctx: Context, em: EntityManager, p: CreateCo
     dataProviderSyncDate: found ? now : null,
     status: 'unavailable' in answer ? 'pending_verification' : 'active',
     metadata: p.metadata ?? null,
-    registrationStatus: null, registeredAt: null, deletedAt: null, retainUntil: null,
+    registrationStatus: null, registeredAt: null, deletedAt: null, retainUntil: null, siret: null, effectiveDate: null,
   });
   if (company.status === 'pending_verification') scheduleJobs(em, [{ kind: VERIFY_COMPANY_JOB, ref: company.id, companyId: company.id, dueAt: new Date(now.getTime() + recheckDelayMs(1)) }]);
   try {

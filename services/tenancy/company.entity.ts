@@ -47,6 +47,10 @@ export const Company = defineEntity({
     /** Removed by its organization: hidden everywhere, its documents kept until `retainUntil`. */
     deletedAt: p.datetime().nullable(),
     retainUntil: p.datetime().nullable(),
+    /** French establishment number the company was imported by (POST /v1/companies/import). */
+    siret: p.string().length(14).nullable(),
+    /** From when its routing address is valid (import `effectiveDate`). */
+    effectiveDate: p.string().length(10).nullable(),
   },
 });
 export type Company = InferEntity<typeof Company>;

@@ -277,6 +277,95 @@ export const deleteCompany = defineAction<{ id: string }, CompanyDeletion>(SERVI
   },
 });
 
+export interface ImportCompanyParams {
+  /** 14 digits; its first nine are the SIREN. */
+  siret: string;
+  mode?: 'portability';
+  /** An existing company of the organization that this SIRET is: its data stays authoritative. */
+  backendCompanyId?: string;
+  /** The organization to provision the company in (the caller's own). */
+  organizationId?: string;
+  companyName?: string;
+  /** Overrides the country (default FR). */
+  countryCode?: string;
+  /** From when the routing address is valid (YYYY-MM-DD). */
+  effectiveDate?: string;
+}
+export interface ImportedCompany {
+  /** The company's id. */
+  id: string;
+  organizationId: string;
+  peppolId: string;
+  siret: string;
+  siren: string;
+  country: string;
+  /** `imported` (backend company linked), `provisioned` (created in the named organization), `pending` (neither: awaiting verification). */
+  outcome: 'imported' | 'provisioned' | 'pending';
+  status: CompanyStatus;
+  registrationStatus: 'active' | null;
+  effectiveDate: string | null;
+}
+const importParams = {
+  siret: { type: 'string', min: 1, max: 32 },
+  mode: { type: 'enum', values: ['portability'], optional: true },
+  backendCompanyId: { type: 'string', optional: true, min: 1, max: 128 },
+  organizationId: { type: 'string', optional: true, min: 1, max: 128 },
+  companyName: { type: 'string', optional: true, min: 1, max: 200, trim: true },
+  countryCode: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ },
+  effectiveDate: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/ },
+} as const;
+const importedSchema = {
+  type: 'object',
+  required: ['id', 'organizationId', 'peppolId', 'siret', 'siren', 'country', 'outcome', 'status', 'registrationStatus', 'effectiveDate'],
+  properties: {
+    id: { type: 'string' }, organizationId: { type: 'string' }, peppolId: { type: 'string', examples: ['0009:120027016'] },
+    siret: { type: 'string' }, siren: { type: 'string' }, country: { type: 'string' },
+    outcome: { type: 'string', enum: ['imported', 'provisioned', 'pending'] }, status: { type: 'string', enum: ['active', 'pending_verification'] },
+    registrationStatus: { type: ['string', 'null'], enum: ['active', null] }, effectiveDate: { type: ['string', 'null'], format: 'date' },
+  },
+};
+export const importCompany = defineAction<ImportCompanyParams, ImportedCompany>(SERVICE, 'importCompany', {
+  params: { ...STRICT_REMOVE, ...importParams },
+  http: {
+    method: 'POST', path: '/v1/companies/import', access: 'companies.write', tag: 'Companies',
+    summary: 'Import a French company by its SIRET (portability from another platform). In priority order: with `backendCompanyId` that company is linked and its data kept (`imported`); else with `organizationId` (the caller\'s) a company is provisioned there (`provisioned`); else it is registered `pending_verification` (`pending`, event `company.import.pending`). The first two register it at once (event `company.imported`). The Peppol id is 0009 plus the SIREN. The same SIRET again re-syncs the same company. 400 INVALID_REQUEST for a SIRET whose check digit is wrong; 403 ORGANIZATION_FORBIDDEN; 404 COMPANY_NOT_FOUND for an unknown backend company',
+    errors: { 403: 'ORGANIZATION_FORBIDDEN: `organizationId` is not the caller\'s organization', 404: 'COMPANY_NOT_FOUND: `backendCompanyId` is not a company of the organization' },
+    response: importedSchema,
+  },
+});
+
+export interface ImportBatchItemResult {
+  index: number;
+  status: 'imported' | 'failed';
+  companyId: string | null;
+  peppolId: string | null;
+  error: { code: string; message: string } | null;
+}
+/** Items imported side by side at most. */
+export const IMPORT_BATCH_CONCURRENCY = 5;
+export const importCompanies = defineAction<{ items: unknown[] }, { results: ImportBatchItemResult[] }>(SERVICE, 'importCompanies', {
+  params: { ...STRICT_REMOVE, items: { type: 'array', min: 1, max: 500, items: 'object' } },
+  http: {
+    method: 'POST', path: '/v1/companies/import/batch', access: 'companies.write', tag: 'Companies',
+    summary: 'Import up to 500 companies, each the body of POST /v1/companies/import and idempotent on its SIRET, five at a time. Answers 200 with one result per item in input order; a failed item (its own `error`) never fails the others',
+    response: {
+      type: 'object', required: ['results'],
+      properties: {
+        results: {
+          type: 'array',
+          items: {
+            type: 'object', required: ['index', 'status', 'companyId', 'peppolId', 'error'],
+            properties: {
+              index: { type: 'integer' }, status: { type: 'string', enum: ['imported', 'failed'] }, companyId: { type: ['string', 'null'] }, peppolId: { type: ['string', 'null'] },
+              error: { type: ['object', 'null'], required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
 /** Scheduler job kinds of tenancy. */
 export const VERIFY_COMPANY_JOB = 'company.verify';
 export const PUBLISH_COMPANY_JOB = 'company.publish';

@@ -1,5 +1,6 @@
-import type { Context, ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceSchema } from 'moleculer';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
+import { OutboxMixin, type OutboxEventInput } from '../../mixins/outbox.mixin.ts';
 import { SchedulerMixin } from '../../mixins/scheduler.mixin.ts';
 import { DomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
@@ -15,6 +16,8 @@ import { apiKeyView, companyView, slugify } from './views.ts';
 import * as contract from './tenancy.contract.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createCompany, registerCompany, deleteCompany, verifyPending, publishRegistrations, companyNotFound } from './companies.ts';
+import { importOne, checkImportItem } from './company-import.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 const config = loadConfig();
 
@@ -32,9 +35,11 @@ async function findCompanyOf(ctx: Context, organizationId: string, ref: string) 
 
 const companyRef = (c: Company): contract.CompanyRef => ({ id: c.id, organizationId: c.organization.id, metadata: c.metadata ?? null });
 
+type TenancyThis = Service & { recordEvent(ctx: Context, em: EntityManager, input: OutboxEventInput): Promise<unknown> };
+
 const TenancyService: ServiceSchema = {
   name: 'tenancy',
-  mixins: [OrmMixin, SchedulerMixin({
+  mixins: [OrmMixin, OutboxMixin, SchedulerMixin({
     [contract.VERIFY_COMPANY_JOB]: { batch: 10, handle: verifyPending },
     [contract.PUBLISH_COMPANY_JOB]: { batch: 20, handle: publishRegistrations },
   })],
@@ -232,6 +237,30 @@ const TenancyService: ServiceSchema = {
       const company = await findCompanyOf(ctx, auth.organizationId, ctx.params.id);
       if (!company) throw companyNotFound(ctx.params.id);
       return registerCompany(ctx, emOf(ctx), company);
+    }),
+
+    importCompany: action(contract.importCompany, async function (this: TenancyThis, ctx) {
+      return importOne(ctx, emOf(ctx), ctx.params, (tx, input) => this.recordEvent(ctx, tx, input));
+    }),
+
+    importCompanies: action(contract.importCompanies, async function (this: TenancyThis, ctx) {
+      const items = ctx.params.items;
+      const results: contract.ImportBatchItemResult[] = new Array(items.length);
+      let next = 0;
+      // Five at a time; each item its own transaction, so a failed one takes nothing else with it.
+      await Promise.all(Array.from({ length: Math.min(contract.IMPORT_BATCH_CONCURRENCY, items.length) }, async () => {
+        for (let index = next++; index < items.length; index = next++) {
+          try {
+            const done = await importOne(ctx, emOf(ctx), checkImportItem(items[index]), (tx, input) => this.recordEvent(ctx, tx, input));
+            results[index] = { index, status: 'imported', companyId: done.id, peppolId: done.peppolId, error: null };
+          } catch (err) {
+            if (!(err instanceof DomainError)) this.logger.error(`company import item ${index} failed`, err);
+            const error = err instanceof DomainError ? { code: err.errorCode as string, message: err.message } : { code: 'INTERNAL_ERROR', message: 'This item could not be imported; try it again' };
+            results[index] = { index, status: 'failed', companyId: null, peppolId: null, error };
+          }
+        }
+      }));
+      return { results };
     }),
 
     deleteCompany: action(contract.deleteCompany, async (ctx) => {
