@@ -16,7 +16,7 @@ const DOCUMENTS = Number(process.argv[3] ?? 10_000);
 
 const bench = await startBenchApp({ env: { EINV_RATE_LIMITS: 'free=100000000' } });
 const { base } = bench;
-const { buildSearchSql } = await import('../services/documents/documents.service.ts');
+const { buildSearchSql } = await import('../services/documents/reads.ts');
 
 const FILTERS = {
   type: { $in: ['invoice', 'credit-note'] },

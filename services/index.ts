@@ -10,6 +10,7 @@ import SandboxService from './sandbox/sandbox.service.ts';
 import HealthService from './health/health.service.ts';
 import ValidationService from './validation/validation.service.ts';
 import DocumentsService from './documents/documents.service.ts';
+import DirectoryService from './directory/directory.service.ts';
 import RequestsService from './requests/requests.service.ts';
 import IdempotencyService from './idempotency/idempotency.service.ts';
 import LimitsService from './limits/limits.service.ts';
@@ -36,6 +37,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   validation: { schema: ValidationService, database: false },
   // Send, receive, search, lifecycle; delivery runs on the scheduler and goes through adapter.* services.
   documents: { schema: DocumentsService, database: true },
+  // Who is reachable: participant lookup for the connectors (SMP/SML discovery plugs in here).
+  directory: { schema: DirectoryService, database: false },
   requests: { schema: RequestsService, database: true },
   idempotency: { schema: IdempotencyService, database: true },
   limits: { schema: LimitsService, database: true },

@@ -11,7 +11,8 @@ import type { ConnectorHost, ConnectorManifest, Logger, Secret, Timer } from '..
 import { call } from '../shared/call.ts';
 import { systemClock } from '../shared/clock.ts';
 import { connectorEnvName, type ConnectorSettings } from '../shared/connector-settings.ts';
-import { lookupParticipant, receiveInbound } from '../documents/documents.contract.ts';
+import { receiveInbound } from '../documents/documents.contract.ts';
+import { lookupParticipant } from '../directory/directory.contract.ts';
 import { createHttpClient } from './http-client.ts';
 
 type LoggerInstance = ReturnType<ServiceBroker['getLogger']>;

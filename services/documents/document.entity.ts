@@ -1,5 +1,4 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Organization } from '../tenancy/organization.entity.ts';
 
 export const DIRECTIONS = ['outgoing', 'incoming'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -45,7 +44,8 @@ export const Document = defineEntity({
   tableName: 'documents',
   properties: {
     id: p.string().primary(),
-    organization: p.manyToOne(Organization).ref().deleteRule('cascade'),
+    /** The tenancy organization (a foreign key in the database). */
+    organizationId: p.string(),
     /** The company of the organization the document belongs to (sender or recipient). */
     companyId: p.string(),
     livemode: p.boolean(),
@@ -106,19 +106,19 @@ export const Document = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
   indexes: [
-    { name: 'documents_org_list_index', properties: ['organization', 'livemode', 'id'] },
-    { name: 'documents_company_index', properties: ['organization', 'companyId', 'id'] },
-    { name: 'documents_type_status_index', properties: ['organization', 'type', 'status'] },
-    { name: 'documents_issue_date_index', properties: ['organization', 'issueDate'] },
-    { name: 'documents_total_amount_index', properties: ['organization', 'totalAmount'] },
-    { name: 'documents_number_index', properties: ['organization', 'number'] },
+    { name: 'documents_org_list_index', properties: ['organizationId', 'livemode', 'id'] },
+    { name: 'documents_company_index', properties: ['organizationId', 'companyId', 'id'] },
+    { name: 'documents_type_status_index', properties: ['organizationId', 'type', 'status'] },
+    { name: 'documents_issue_date_index', properties: ['organizationId', 'issueDate'] },
+    { name: 'documents_total_amount_index', properties: ['organizationId', 'totalAmount'] },
+    { name: 'documents_number_index', properties: ['organizationId', 'number'] },
     { name: 'documents_delivery_due_index', properties: ['nextAttemptAt'], where: { deliveryStatus: 'pending' } },
   ],
   uniques: [
     // A seller never sends the same invoice number twice (outgoing billing documents only).
-    { name: 'documents_seller_number_unique', properties: ['organization', 'livemode', 'sellerKey', 'type', 'number'], where: { direction: 'outgoing', type: { $in: ['invoice', 'credit-note', 'debit-note'] } } },
+    { name: 'documents_seller_number_unique', properties: ['organizationId', 'livemode', 'sellerKey', 'type', 'number'], where: { direction: 'outgoing', type: { $in: ['invoice', 'credit-note', 'debit-note'] } } },
     // The network hands a document to a recipient once.
-    { name: 'documents_counterpart_unique', properties: ['organization', 'counterpartId'], where: { direction: 'incoming' } },
+    { name: 'documents_counterpart_unique', properties: ['organizationId', 'counterpartId'], where: { direction: 'incoming' } },
     // A connector hands one network message over once (the inbound hand-off relies on it).
     { name: 'documents_inbound_message_unique', properties: ['connectorId', 'connectorMessageId'], where: { direction: 'incoming' } },
   ],

@@ -5,7 +5,7 @@
  */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
-import type { AcceptResult, DirectoryEntry, InboundDocument, Participant } from '../../adapters/sdk/index.ts';
+import type { AcceptResult, InboundDocument } from '../../adapters/sdk/index.ts';
 import type { TransitionRequest } from './lifecycle.ts';
 
 const SERVICE = 'documents';
@@ -297,11 +297,6 @@ export const documentAction = defineAction<ActionParams, DocumentView>(SERVICE, 
     note: { type: 'string', optional: true, min: 1, max: 4096 },
   },
   http: { method: 'POST', path: '/v1/documents/:id/actions', access: 'documents.write', tag: 'Documents', summary: 'link (relatedDocumentId), add-note (note, optional relatedDocumentId), mark-read, mark-unread, archive, unarchive; a link or note with relatedDocumentId on a suspended document (208) completes it (209)', response: documentSchema },
-});
-
-/** Internal (connector host): a participant among this platform's companies. */
-export const lookupParticipant = defineAction<{ participant: Participant; livemode: boolean }, DirectoryEntry | null>(SERVICE, 'lookupParticipant', {
-  params: { participant: 'object', livemode: 'boolean' },
 });
 
 /**

@@ -11,6 +11,9 @@
  */
 import { Decimal } from 'decimal.js';
 
+/** Document types that carry the French lifecycle and an invoice number per seller. */
+export const BILLING_TYPES: ReadonlySet<string> = new Set(['invoice', 'credit-note', 'debit-note']);
+
 export type Party = 'buyer' | 'supplier';
 export type Emitter = 'seller_platform' | 'buyer_platform' | 'buyer' | 'supplier' | 'platform';
 export type Tier = 'mandatory' | 'recommended' | 'free';

@@ -7,7 +7,6 @@ import { call } from '../shared/call.ts';
 import { organizationProfile } from '../tenancy/tenancy.contract.ts';
 import { organizationPlan, consumeDocumentQuota, refundDocumentQuota, documentQuota, PLAN_DOCUMENT_QUOTAS, type OrganizationPlan } from './limits.contract.ts';
 import { quotaPeriod, secondsToNextPeriod } from './quota-period.ts';
-import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Plans are tenancy's: asked before any transaction of ours opens. */
 async function planOf(ctx: Context, organizationId: string): Promise<OrganizationPlan> {

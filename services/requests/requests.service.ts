@@ -1,5 +1,4 @@
 import type { Context, ServiceSchema } from 'moleculer';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { implement } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';

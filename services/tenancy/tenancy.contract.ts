@@ -5,6 +5,7 @@ import { defineAction, SCOPES, STRICT_REMOVE, type Scope } from '../shared/contr
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
 import { KEY_TYPES, type KeyType, type Principal } from '../shared/auth.ts';
 import type { Address, CompanyStatus } from './company.entity.ts';
+import type { Participant } from '../../adapters/sdk/index.ts';
 
 const SERVICE = 'tenancy';
 
@@ -405,15 +406,29 @@ export const organizationProfile = defineAction<{ organizationId: string }, Orga
   params: { organizationId: { type: 'string', min: 1, max: 255 } },
 });
 
-/** What other services need of a company: who it is and the metadata it carries into events. */
+/** What other services need of a company: who it is, its identifiers, and the metadata it carries into events. */
 export interface CompanyRef {
   id: string;
   organizationId: string;
+  name: string;
+  country: string;
+  vatNumber: string | null;
+  registrationNumber: string | null;
+  peppolId: string | null;
+  status: CompanyStatus;
   metadata: Record<string, unknown> | null;
 }
 /** The company of that organization, or null (an unknown id and another organization's look the same). */
 export const companyOf = defineAction<{ organizationId: string; companyId: string }, CompanyRef | null>(SERVICE, 'companyOf', {
   params: { organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', min: 1, max: 255 } },
+});
+
+/**
+ * The active company a participant names, among the organizations of that mode (sandbox ones for
+ * test keys): by company id, French addressing identifier (SIRET or SIREN), or Peppol id.
+ */
+export const findParticipant = defineAction<{ participant: Participant; livemode: boolean }, CompanyRef | null>(SERVICE, 'findParticipant', {
+  params: { participant: 'object', livemode: 'boolean' },
 });
 
 /** Several companies at once, by id (unknown ids are left out). */

@@ -33,7 +33,10 @@ async function findCompanyOf(ctx: Context, organizationId: string, ref: string) 
   return em.findOne(Company, { id: ref, organization: organizationId, deletedAt: null });
 }
 
-const companyRef = (c: Company): contract.CompanyRef => ({ id: c.id, organizationId: c.organization.id, metadata: c.metadata ?? null });
+const companyRef = (c: Company): contract.CompanyRef => ({
+  id: c.id, organizationId: c.organization.id, name: c.name, country: c.country, vatNumber: c.vatNumber ?? null,
+  registrationNumber: c.registrationNumber ?? null, peppolId: c.peppolId ?? null, status: c.status, metadata: c.metadata ?? null,
+});
 
 type TenancyThis = Service & { recordEvent(ctx: Context, em: EntityManager, input: OutboxEventInput): Promise<unknown> };
 
@@ -52,6 +55,19 @@ const TenancyService: ServiceSchema = {
 
     companyOf: action(contract.companyOf, async (ctx) => {
       const company = await emOf(ctx).findOne(Company, { id: ctx.params.companyId, organization: ctx.params.organizationId, deletedAt: null });
+      return company ? companyRef(company) : null;
+    }),
+
+    findParticipant: action(contract.findParticipant, async (ctx) => {
+      const { participant, livemode } = ctx.params;
+      const where: Record<string, unknown> = { organization: { sandbox: !livemode }, status: 'active', deletedAt: null };
+      if (participant.companyId) where.id = participant.companyId;
+      else if (participant.addressingIdentifier) {
+        const siren = participant.addressingIdentifier.slice(0, 9);
+        where.$or = [{ registrationNumber: { $in: [participant.addressingIdentifier, siren] } }, { siret: participant.addressingIdentifier }, { peppolId: `0009:${siren}` }];
+      } else if (participant.peppolId) where.peppolId = participant.peppolId;
+      else return null;
+      const company = await emOf(ctx).findOne(Company, where);
       return company ? companyRef(company) : null;
     }),
 

@@ -1,0 +1,221 @@
+/**
+ * Delivery on the scheduler: claim the job (done by the scheduler), call the document's connector
+ * outside any transaction (at most its concurrency at once), then record the outcome with its
+ * lifecycle steps and events. Transient failures are re-sent on a doubling schedule.
+ */
+import type { Service } from 'moleculer';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent, type OutboxEventInput } from '../../mixins/outbox.mixin.ts';
+import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
+import { completeJobs, releaseJobs, rescheduleJob, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
+import { call } from '../shared/call.ts';
+import { companyClock } from '../shared/clock.ts';
+import { loadConfig } from '../shared/config.ts';
+import { adapterContracts } from '../connectors/adapters.contract.ts';
+import { connectorSettings } from '../shared/connector-settings.ts';
+import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
+import { Document, type LifecycleEntry } from './document.entity.ts';
+import { BILLING_TYPES } from './lifecycle.ts';
+import { applyStep, entryFor } from './lifecycle-steps.ts';
+import { ConnectorSlots } from './connector-slots.ts';
+
+export const DELIVER_JOB = 'document.deliver';
+/** A temporary transport failure is re-sent automatically up to this many times (spec: TRANSPORT_FAILURE). */
+export const MAX_RESENDS = 5;
+
+function payloadOf(doc: Document): OutboundMessage['payload'] {
+  return {
+    content: Buffer.from(doc.originalContent ?? Buffer.alloc(0)).toString('base64'),
+    contentType: doc.originalContentType ?? 'application/octet-stream',
+    ...(doc.originalFilename ? { filename: doc.originalFilename } : {}),
+    ...(doc.xml ? { xml: doc.xml, syntax: doc.xmlSyntax ?? undefined } : {}),
+    ...(doc.normalized ? { normalized: doc.normalized } : {}),
+    ...(doc.hasPdf ? { pdf: true } : {}),
+  } as OutboundMessage['payload'];
+}
+
+function retryDelayMs(attempt: number): number {
+  const base = loadConfig().documents.deliveryRetryMs;
+  return Math.min(base * 2 ** (attempt - 1), 6 * 3_600_000);
+}
+
+/** A claimed job's first wave of outcomes is awaited this long; slower ones are recorded when they end. */
+const FIRST_WAVE_MS = 500;
+/** A delivery waits this long for a slot of its connector before its job goes back to the queue. */
+const SLOT_WAIT_MS = 5_000;
+/** A job handed back because its connector is saturated is due again after this long. */
+const SATURATED_RETRY_MS = 1_000;
+/** Deliveries started or waiting for a slot in this instance at most; past it the claim loop waits. */
+const MAX_PENDING_DELIVERIES = 1_000;
+
+
+export interface DeliveryState { slots: ConnectorSlots; inflight: Set<Promise<void>>; stopping: boolean }
+export type DeliveryThis = Service & { delivery: DeliveryState };
+
+export function createDeliveryState(): DeliveryState {
+  return { slots: new ConnectorSlots((id) => connectorSettings(id).concurrency), inflight: new Set(), stopping: false };
+}
+
+
+/**
+ * Hands claimed jobs to their connectors: each delivery takes a slot of its own connector (or,
+ * when the connector stays saturated, goes back to the queue so it holds no lease meanwhile), calls
+ * it outside any transaction, and records the outcome when it ends. The handler returns after a
+ * short first wave, so a connector that hangs holds its own slots and nothing else.
+ */
+export async function deliverDue(this: DeliveryThis, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
+  const rows = await em.fork().find(Document, { id: { $in: jobs.map((j) => j.ref) } }, { fields: ['id', 'connectorId'] });
+  const connectorOf = new Map(rows.map((r) => [r.id, r.connectorId ?? null]));
+  const { slots, inflight } = this.delivery;
+  const started = jobs.map((job) => {
+    const connectorId = connectorOf.get(job.ref) ?? null;
+    const run: Promise<void> = (async () => {
+      const taken = connectorId ? await slots.take(connectorId, SLOT_WAIT_MS) : true;
+      // Saturated, or the service is stopping: the job goes back to the queue untouched.
+      if (!taken || this.delivery.stopping) {
+        if (taken && connectorId) slots.give(connectorId);
+        await releaseJobs(em.fork(), [job.id], SATURATED_RETRY_MS);
+        return;
+      }
+      try {
+        await deliverJob.call(this, job, em);
+      } finally {
+        if (connectorId) slots.give(connectorId);
+      }
+    })()
+      .catch((err: unknown) => { this.logger.error(`delivery of ${job.ref} could not be recorded; it is attempted again when its lease ends`, err); })
+      .finally(() => { inflight.delete(run); });
+    inflight.add(run);
+    return run;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(started), new Promise<void>((resolve) => { timer = setTimeout(resolve, FIRST_WAVE_MS); })]);
+  clearTimeout(timer);
+  while (inflight.size >= MAX_PENDING_DELIVERIES) await Promise.race(inflight);
+}
+
+/** How long a connector may take to answer: within the job's lease, so nobody else claims it meanwhile. */
+function deliveryTimeoutMs(): number {
+  const cfg = loadConfig();
+  return Math.max(1_000, Math.min(cfg.documents.deliveryTimeoutMs, cfg.events.schedulerLeaseMs - 5_000));
+}
+
+/** Claim (done by the scheduler), call the connector with no transaction or connection held, then record. */
+async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Promise<void> {
+  const seen = await em.fork().findOne(Document, { id: job.ref });
+  if (!seen || seen.deliveryStatus !== 'pending' || !seen.connectorId) { await completeJobs(em.fork(), [job.id]); return; }
+  const adapter = adapterContracts(seen.connectorId);
+  const waitingForConfirmation = seen.connectorMessageId !== null;
+  const options = { timeout: deliveryTimeoutMs(), retries: 0 };
+
+  let outcome: SendResult | StatusResult;
+  try {
+    if (waitingForConfirmation) {
+      outcome = await call(this.broker, adapter.status, { messageId: seen.connectorMessageId!, livemode: seen.livemode }, options);
+    } else {
+      const msg: OutboundMessage = {
+        documentId: seen.id, livemode: seen.livemode, type: seen.type, number: seen.number ?? null,
+        sender: { peppolId: seen.senderPeppolId ?? null, name: seen.senderName ?? null, organizationId: seen.organizationId, companyId: seen.companyId },
+        recipient: recipientOf(seen),
+        payload: payloadOf(seen),
+        attempt: seen.deliveryAttempts + 1,
+      };
+      outcome = await call(this.broker, adapter.send, msg, options);
+    }
+  } catch (err) {
+    // The adapter failed, timed out, is unreachable or its circuit is open: a transport failure
+    // like any other, re-sent on the same schedule, so the document always ends delivered or failed.
+    this.logger.warn(`delivery of ${seen.id} through adapter.${seen.connectorId} failed: ${(err as Error).message}`);
+    outcome = { outcome: 'transient', errorMessage: (err as Error).message.startsWith('adapter.') ? (err as Error).message : `adapter.${seen.connectorId}: ${(err as Error).message}` };
+  }
+  await recordDelivery.call(this, job, em, seen, waitingForConfirmation, outcome);
+}
+
+/** Records a connector's answer, if the document is still where it was when the call began. */
+async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager, seen: Document, waitingForConfirmation: boolean, outcome: SendResult | StatusResult): Promise<void> {
+  const events: OutboxEventInput[] = [];
+  await em.fork().transactional(async (tx) => {
+    const doc = await tx.findOne(Document, { id: seen.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    // Someone else recorded this attempt meanwhile (a lease taken over): theirs stands.
+    if (!doc || doc.deliveryStatus !== 'pending' || doc.deliveryAttempts !== seen.deliveryAttempts || doc.connectorMessageId !== seen.connectorMessageId) return;
+    if (!waitingForConfirmation && outcome.outcome !== 'transient') doc.deliveryAttempts += 1;
+    const now = (await companyClock(tx, doc.companyId)).now();
+    const base = { organizationId: doc.organizationId, companyId: doc.companyId, livemode: doc.livemode };
+    const billing = BILLING_TYPES.has(doc.type);
+    const step = (code: string, by: string, extra: Partial<LifecycleEntry> = {}) => {
+      const event = billing ? applyStep(doc, entryFor(code, by, now, extra)) : null;
+      if (event) events.push(event);
+    };
+
+    const sent = () => {
+      if (doc.sentAt) return;
+      doc.sentAt = now;
+      events.push({ ...base, type: 'document.sent', data: { documentId: doc.id, type: doc.type, sentAt: now.toISOString() } });
+      step('201', 'seller_platform');
+    };
+    const failed = (errorCode: string, errorMessage: string) => {
+      doc.deliveryStatus = 'failed';
+      doc.errorCode = errorCode;
+      doc.errorMessage = errorMessage;
+      doc.nextAttemptAt = null;
+      doc.status = 'rejected';
+      step('213', 'platform', { reason: errorMessage, reasonCode: errorCode });
+      events.push({ ...base, type: 'document.failed', data: { documentId: doc.id, errorCode, errorMessage } });
+    };
+    switch (outcome.outcome) {
+      case 'delivered': {
+        sent();
+        doc.deliveryStatus = 'delivered';
+        doc.deliveredAt = now;
+        doc.nextAttemptAt = null;
+        const local = 'localDocumentId' in outcome ? outcome.localDocumentId : undefined;
+        if (local) doc.counterpartId = local;
+        step('202', 'buyer_platform');
+        step('203', 'buyer_platform');
+        events.push({ ...base, type: 'document.delivered', data: { documentId: doc.id, deliveredAt: now.toISOString() } });
+        await completeJobs(tx, [job.id]);
+        break;
+      }
+      case 'accepted':
+      case 'pending': {
+        sent();
+        if ('messageId' in outcome) doc.connectorMessageId = outcome.messageId;
+        doc.nextAttemptAt = new Date(now.getTime() + outcome.checkAfterMs);
+        await rescheduleJob(tx, job.id, doc.nextAttemptAt);
+        break;
+      }
+      case 'rejected':
+        // The network's own code (AP_REJECTED, SBDH_ERROR, EBMS:…, a PPF or SDI code) is the document's errorCode.
+        failed(outcome.errorCode, outcome.errorMessage);
+        await completeJobs(tx, [job.id]);
+        break;
+      case 'transient': {
+        doc.deliveryAttempts += 1;
+        doc.errorMessage = outcome.errorMessage;
+        if (doc.deliveryAttempts > MAX_RESENDS) {
+          failed('TRANSPORT_FAILURE', `Delivery failed after ${doc.deliveryAttempts} attempts: ${outcome.errorMessage}`);
+          await completeJobs(tx, [job.id]);
+        } else {
+          doc.nextAttemptAt = new Date(now.getTime() + retryDelayMs(doc.deliveryAttempts));
+          await rescheduleJob(tx, job.id, doc.nextAttemptAt);
+        }
+        break;
+      }
+    }
+    for (const e of events) await recordEvent(tx, e);
+    await tx.flush();
+  });
+  if (events.length) void this.broker.broadcast(OUTBOX_WRITTEN_EVENT, {});
+}
+
+function recipientOf(doc: Document): Participant {
+  const r = doc.recipient ?? {};
+  const out: Participant = {};
+  if (r.companyId) out.companyId = r.companyId;
+  if (r.peppolId) out.peppolId = r.peppolId;
+  if (r.addressingIdentifier) out.addressingIdentifier = r.addressingIdentifier;
+  if (r.addressingSuffix) out.addressingSuffix = r.addressingSuffix;
+  if (r.addressingIdentifier) out.country = 'FR';
+  return out;
+}

@@ -1,0 +1,65 @@
+/**
+ * Applying French lifecycle steps to a document (send, delivery, inbox and the lifecycle actions
+ * all do), and which event each step fires.
+ */
+import type { OutboxEventInput } from '../../mixins/outbox.mixin.ts';
+import type { Document, LifecycleEntry } from './document.entity.ts';
+import { BILLING_TYPES, FRENCH_STATUSES, apiStatusOf, type Party } from './lifecycle.ts';
+
+export function partyOf(doc: Document): Party {
+  return doc.direction === 'incoming' ? 'buyer' : 'supplier';
+}
+
+export function currentPartial(doc: Document): boolean {
+  return doc.lifecycle.at(-1)?.partial === true;
+}
+
+export function entryFor(code: string, emittedBy: string, at: Date, extra: Partial<LifecycleEntry> = {}): LifecycleEntry {
+  const s = FRENCH_STATUSES[code]!;
+  return { code, label: s.label, status: s.apiStatus, emittedBy, at: at.toISOString(), ...extra };
+}
+
+/** Peppol participant schemes of French companies (SIRET, SIREN, SIRENE) used by the French addressing rules. */
+const FRENCH_SCHEMES = ['0009:', '0225:', '0002:'];
+
+/**
+ * Whether a document falls under the French e-invoicing reform, whose lifecycle codes (200–213) and
+ * tax-platform reporting apply: addressed through the French directory, or from a French seller to a
+ * French buyer. Other documents (a Belgian invoice over Peppol) keep the same API lifecycle, but
+ * their events carry no French framework.
+ */
+function isFrenchReform(doc: Document): boolean {
+  const receiver = doc.receiverPeppolId ?? (doc.recipient as { peppolId?: string } | null)?.peppolId ?? '';
+  if (doc.recipient?.addressingIdentifier || FRENCH_SCHEMES.some((scheme) => receiver.startsWith(scheme))) return true;
+  const n = doc.normalized as { seller?: { address?: { country?: string } }; buyer?: { address?: { country?: string } } } | null | undefined;
+  return n?.seller?.address?.country === 'FR' && n?.buyer?.address?.country === 'FR';
+}
+
+function complianceOf(code: string, doc: Document): Record<string, unknown> | null {
+  if (!isFrenchReform(doc)) return null;
+  const s = FRENCH_STATUSES[code]!;
+  return { framework: 'fr-ctc', code, label: s.label, reportedToTaxAuthority: s.reportedToTaxAuthority, country: 'FR' };
+}
+
+/**
+ * Steps whose webhook is not `lifecycle.updated` (spec, French lifecycle table): issued (201) fires
+ * `document.sent`, received by the platform (202) `document.delivered`, made available (203)
+ * `document.received`, a technical rejection (213) `document.failed`: each emitted by its caller.
+ */
+const STEPS_WITH_THEIR_OWN_EVENT = new Set(['201', '202', '203', '213']);
+
+/**
+ * Appends a lifecycle step and returns the lifecycle.updated event it fires, if any. Deposit (200)
+ * fires one only under the French reform, where it is a status reported to the tax platform.
+ */
+export function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInput | null {
+  const previous = doc.lifecycleCode ?? null;
+  doc.lifecycle = [...doc.lifecycle, entry];
+  doc.lifecycleCode = entry.code;
+  if (BILLING_TYPES.has(doc.type) && !(doc.deliveryStatus === 'failed' && entry.code !== '213')) doc.status = apiStatusOf(entry.code, entry.partial === true, doc.direction);
+  if (STEPS_WITH_THEIR_OWN_EVENT.has(entry.code) || (entry.code === '200' && !isFrenchReform(doc))) return null;
+  return {
+    organizationId: doc.organizationId, companyId: doc.companyId, type: 'lifecycle.updated', livemode: doc.livemode,
+    data: { documentId: doc.id, previousStatus: previous, currentStatus: entry.code, status: doc.status, label: entry.label, compliance: complianceOf(entry.code, doc) },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * A document's representations: the original bytes as sent (with their media type and file name),
+ * the structured XML, the normalised JSON and the PDF of a hybrid invoice.
+ */
+import type { Context } from 'moleculer';
+import { emOf } from '../../mixins/orm.mixin.ts';
+import { principalOf } from '../shared/auth.ts';
+import { DomainError } from '../shared/errors.ts';
+import { findDocument } from './access.ts';
+import type { Document } from './document.entity.ts';
+
+type ResponseMeta = { $responseType?: string; $responseHeaders?: Record<string, string> };
+
+const load = (ctx: Context<{ id: string }>): Promise<Document> => findDocument(emOf(ctx), principalOf(ctx), ctx.params.id);
+
+export async function original(ctx: Context<{ id: string }>): Promise<Buffer> {
+  const doc = await load(ctx);
+  const meta = ctx.meta as ResponseMeta;
+  meta.$responseType = doc.originalContentType ?? 'application/octet-stream';
+  if (doc.originalFilename) meta.$responseHeaders = { 'Content-Disposition': `attachment; filename="${doc.originalFilename.replace(/["\\\r\n]/g, '_')}"` };
+  return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+}
+
+export async function xml(ctx: Context<{ id: string }>): Promise<string> {
+  const doc = await load(ctx);
+  if (!doc.xml) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no structured XML (format ${doc.format})`);
+  (ctx.meta as ResponseMeta).$responseType = 'application/xml; charset=utf-8';
+  return doc.xml;
+}
+
+export async function json(ctx: Context<{ id: string }>): Promise<Record<string, unknown>> {
+  const doc = await load(ctx);
+  if (!doc.normalized) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no normalised JSON (format ${doc.format})`);
+  return doc.normalized;
+}
+
+export async function pdf(ctx: Context<{ id: string }>): Promise<Buffer> {
+  const doc = await load(ctx);
+  if (!doc.hasPdf) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no PDF`);
+  (ctx.meta as ResponseMeta).$responseType = 'application/pdf';
+  return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+}

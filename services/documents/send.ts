@@ -1,0 +1,338 @@
+/**
+ * The send pipeline: envelope rules, recipient resolution through the routed connector, the
+ * artefact built once (JSON rendered to UBL on a worker, validated as XML), the issuer check,
+ * duplicate numbers, and the document with its deposit step and delivery job in one transaction.
+ */
+import type { Context } from 'moleculer';
+import { emOf } from '../../mixins/orm.mixin.ts';
+import { WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
+import { scheduleJobs } from '../shared/scheduler/scheduler.ts';
+import { call } from '../shared/call.ts';
+import { principalOf, type Principal } from '../shared/auth.ts';
+import { companyClock, systemClock } from '../shared/clock.ts';
+import { DomainError, specCodeOf, decodeBase64Field } from '../shared/errors.ts';
+import { newId } from '../shared/ids.ts';
+import { compileParamsChecker } from '../shared/params-checker.ts';
+import { validate } from '../validation/validation.contract.ts';
+import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
+import { companyOf } from '../tenancy/tenancy.contract.ts';
+import type { CheckResult, ConnectorManifest, Participant } from '../../adapters/sdk/index.ts';
+import { rawDeposit, detectFormat, parseRecipient, withJsonLocations, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
+import type { WorkerPool } from '../shared/worker-pool.ts';
+import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
+import { Document, type LifecycleEntry } from './document.entity.ts';
+import { BILLING_TYPES } from './lifecycle.ts';
+import { applyStep, entryFor } from './lifecycle-steps.ts';
+import { documentView, recordedFormat } from './document-views.ts';
+import { asDomainError, duplicate, issue, missing, pure, validationFailed } from './document-errors.ts';
+import { candidateConnectors } from './router.ts';
+import { DELIVER_JOB } from './delivery.ts';
+import type { DocsThis } from './service-state.ts';
+import * as contract from './documents.contract.ts';
+import type { DocumentView, SendParams, BatchItemResult } from './documents.contract.ts';
+
+/** Batch items sent side by side. */
+const BATCH_CONCURRENCY = 4;
+
+// ---------------------------------------------------------------------------------------------
+// send
+
+interface Artefact {
+  number: string | null;
+  issueDate: string | null;
+  dueDate: string | null;
+  currency: string | null;
+  totalAmount: string | null;
+  sellerKey: string | null;
+  original: Buffer;
+  originalContentType: string;
+  filename: string | null;
+  xml: string | null;
+  xmlSyntax: string | null;
+  normalized: Record<string, unknown> | null;
+  hasPdf: boolean;
+  storedFormat: string | null;
+  fileId: string | null;
+}
+
+function fromCanonical(c: CanonicalInvoice): Pick<Artefact, 'number' | 'issueDate' | 'dueDate' | 'currency' | 'totalAmount' | 'sellerKey' | 'normalized'> {
+  return {
+    number: c.number ?? null,
+    issueDate: c.issueDate ?? null,
+    dueDate: c.dueDate ?? null,
+    currency: c.currency ?? null,
+    totalAmount: c.totals?.taxInclusive ?? c.totals?.payable ?? null,
+    sellerKey: c.seller?.vatId ?? (c.seller?.electronicAddress ? `${c.seller.electronicAddress.scheme}:${c.seller.electronicAddress.value}` : null),
+    normalized: c as unknown as Record<string, unknown>,
+  };
+}
+
+/** A parse task of the send path, on the document workers (or inline when small); pure-layer errors become DomainErrors. */
+/**
+ * A JSON document's size without serialising it on the event loop (what the inline-or-worker choice
+ * needs): a line renders to a few hundred bytes of UBL.
+ */
+function estimatedJsonBytes(document: Record<string, unknown>): number {
+  return 2_000 + (Array.isArray(document.lines) ? document.lines.length * 400 : 0);
+}
+
+async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[], size: number): Promise<T> {
+  try {
+    return await workers.run<T>(PARSE_TASKS, fn, args, size);
+  } catch (err) {
+    return asDomainError(err);
+  }
+}
+
+async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, country: string | undefined): Promise<Artefact> {
+  const base = { filename: null, xml: null, xmlSyntax: null, hasPdf: false, storedFormat: null, fileId: null } as const;
+  const countryParam = country ? { country } : {};
+  switch (p.format) {
+    case 'json': {
+      if (!p.document) throw missing('document', 'format=json needs `document`');
+      if (!BILLING_TYPES.has(p.type)) {
+        const number = typeof p.document.number === 'string' || typeof p.document.number === 'number' ? String(p.document.number) : '';
+        if (!number) throw missing('document.number', 'document.number is required');
+        const issueDate = typeof p.document.issueDate === 'string' ? p.document.issueDate.slice(0, 10) : null;
+        return { ...base, number, issueDate, dueDate: null, currency: typeof p.document.currency === 'string' ? p.document.currency : null, totalAmount: null, sellerKey: null, original: Buffer.from(JSON.stringify(p.document)), originalContentType: 'application/json', normalized: { type: p.type, ...p.document } };
+      }
+      // Normalised once, here: validation gets the rendered UBL, and its findings are located in
+      // the JSON body for the caller.
+      const envelope: JsonEnvelope = { type: p.type, documentSubtype: p.documentSubtype, selfBilled: p.selfBilled, document: p.document };
+      const { canonical, xml } = await parseOnWorkers<RenderedJson>(workers, 'renderJson', [envelope, systemClock.now().toISOString().slice(0, 10)], estimatedJsonBytes(p.document));
+      const result = await call(ctx, validate, { format: 'ubl-xml', xml, ...countryParam });
+      if (!result.valid) throw validationFailed(withJsonLocations(result.findings));
+      return { ...base, ...fromCanonical(canonical), original: Buffer.from(xml, 'utf8'), originalContentType: 'application/xml', xml, xmlSyntax: 'ubl-2.1' };
+    }
+    case 'ubl-xml':
+    case 'cii-xml': {
+      if (!p.xml) throw missing('xml', `format=${p.format} needs \`xml\``);
+      const bytes = Buffer.from(p.xml, 'utf8');
+      const detected = detectFormat(bytes).format;
+      const expected = p.format === 'ubl-xml' ? 'ubl' : 'cii';
+      if (detected !== expected) {
+        const msg = `format=${p.format} but the XML is ${detected === 'ubl' ? 'UBL' : detected === 'cii' ? 'CII' : 'neither UBL nor CII'}`;
+        throw new DomainError('INVALID_REQUEST', msg, { details: [issue('xml', 'format', msg)] });
+      }
+      const result = await call(ctx, validate, { format: p.format, xml: p.xml, ...countryParam });
+      if (!result.valid) throw validationFailed(result.findings);
+      const parsed = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromXml', [p.format, bytes], bytes.length);
+      return { ...base, ...fromCanonical(parsed.canonical), original: bytes, originalContentType: 'application/xml', xml: p.xml, xmlSyntax: parsed.syntax };
+    }
+    case 'auto': {
+      const content = p.file?.content;
+      if (!content) throw missing('file.content', 'format=auto needs `file.content` (base64) or a raw body');
+      // Validation checks the base64 (on a worker, refusing it with the same 400 as decodeBase64Field);
+      // only a valid deposit is decoded here, without a second multi-megabyte check on the event loop.
+      const result = await call(ctx, validate, { format: 'auto', file: { content }, ...countryParam });
+      if (!result.valid) throw validationFailed(result.findings);
+      const bytes = Buffer.from(content, 'base64');
+      const deposit = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromDeposit', [bytes], bytes.length);
+      const hybrid = deposit.hybridXml !== undefined;
+      return {
+        ...base, ...fromCanonical(deposit.canonical), original: bytes,
+        originalContentType: hybrid ? 'application/pdf' : 'application/xml', filename: p.file?.filename ?? p.filename ?? null,
+        xml: deposit.hybridXml ?? bytes.toString('utf8'), xmlSyntax: deposit.syntax, hasPdf: hybrid,
+      };
+    }
+    default: {
+      // raw: stored as is, no routing, no structured validation
+      const bytes = p.file?.content ? decodeBase64Field(p.file.content, 'file.content') : undefined;
+      if (!bytes || bytes.length === 0) throw missing('file.content', 'format=raw needs `file.content` (base64) or a raw body');
+      const declared = p.file?.contentType ?? p.contentType;
+      const deposit = pure(() => rawDeposit(bytes, declared));
+      const number = typeof p.document?.number === 'string' ? p.document.number : null;
+      return {
+        ...base, number, issueDate: null, dueDate: null, currency: null, totalAmount: null, sellerKey: null,
+        original: bytes, originalContentType: deposit.contentType, filename: p.file?.filename ?? p.filename ?? null,
+        normalized: null, storedFormat: deposit.storedFormat, fileId: newId('file'),
+      };
+    }
+  }
+}
+
+interface Resolved {
+  parsed: ParsedRecipient;
+  participant: Participant;
+  connectorId: string;
+  echo: Record<string, string>;
+  peppolId: string | null;
+  name: string | null;
+  country: string | undefined;
+}
+
+async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): Promise<Resolved> {
+  const parsed = pure(() => parseRecipient(p.to, p.metadata));
+  const participant: Participant = {};
+  if (parsed.kind === 'company') participant.companyId = parsed.companyId;
+  else participant.peppolId = parsed.peppolId;
+  if (parsed.kind === 'reception-point') {
+    participant.addressingIdentifier = parsed.addressingIdentifier;
+    participant.country = 'FR';
+  }
+  if (parsed.recipientRouting?.addressingSuffix) participant.addressingSuffix = parsed.recipientRouting.addressingSuffix;
+  const candidates = candidateConnectors(registeredManifests(ctx.broker), { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
+  if (!candidates.length) {
+    if (auth.livemode) throw new DomainError('UPSTREAM_UNAVAILABLE', 'No live network connector is configured on this deployment; use a sandbox (test) key or install a live connector', { retryAfter: 60 });
+    throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `No connector carries documents of type ${p.type}`, { details: [issue('type', 'routing', `no connector carries ${p.type}`)] });
+  }
+  const { manifest, check } = await discover(ctx, candidates, { recipient: participant, documentType: p.type, livemode: auth.livemode });
+  const shown = participant.peppolId ?? participant.companyId ?? p.to!;
+  if (!check.known) {
+    throw new DomainError('RECIPIENT_NOT_FOUND', `Recipient ${shown} is not registered on the network`, { details: [issue('to', 'registered', `${shown} is registered nowhere`)] });
+  }
+  if (!check.canReceive) {
+    throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `Recipient ${shown} does not accept documents of type ${p.type}`, {
+      details: [issue('type', 'recipientCapabilities', `${shown} accepts: ${check.documentTypes.join(', ') || 'nothing'}`)],
+      extra: { documentTypes: check.documentTypes },
+    });
+  }
+  const echo: Record<string, string> = { ...(parsed.to as Record<string, string>) };
+  if (parsed.kind === 'company') echo.companyId = parsed.companyId;
+  if (check.peppolId && !echo.peppolId) echo.peppolId = check.peppolId;
+  if (check.name) echo.name = check.name;
+  return { parsed, participant, connectorId: manifest.id, echo, peppolId: check.peppolId ?? echo.peppolId ?? null, name: check.name ?? null, country: participant.country };
+}
+
+/** The first candidate that reaches the recipient (a connector without discovery is taken at its word). */
+async function discover(ctx: Context, candidates: ConnectorManifest[], req: { recipient: Participant; documentType: string; livemode: boolean }): Promise<{ manifest: ConnectorManifest; check: CheckResult }> {
+  let first: { manifest: ConnectorManifest; check: CheckResult } | undefined;
+  for (const manifest of candidates) {
+    const check: CheckResult = manifest.capabilities.discover
+      ? await call(ctx, adapterContracts(manifest.id).check, req)
+      : { known: true, canReceive: true, documentTypes: [...manifest.documentTypes] };
+    if (check.known) return { manifest, check };
+    first ??= { manifest, check };
+  }
+  return first!;
+}
+
+export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<DocumentView> {
+  const auth = principalOf(ctx);
+  const em = emOf(ctx).fork();
+  // The acting company is tenancy's: asked before any transaction opens.
+  const company = await call(ctx, companyOf, { organizationId: auth.organizationId, companyId: auth.companyId! });
+  if (!company) throw new DomainError('COMPANY_FORBIDDEN', `Company '${auth.companyId}' is not one this credential may act for`);
+  if (p.from && p.from !== company.id && p.from !== company.peppolId) {
+    throw new DomainError('COMPANY_FORBIDDEN', `from '${p.from}' is not the acting company (${company.id}${company.peppolId ? ` / ${company.peppolId}` : ''})`, { details: [issue('from', 'actingCompany', 'from must be the id or Peppol id of the company this call acts for')] });
+  }
+  if (p.documentSubtype !== undefined && p.documentSubtype !== '' && p.type !== 'invoice') {
+    throw new DomainError('INVALID_REQUEST', 'documentSubtype is only allowed with type=invoice', { details: [issue('documentSubtype', 'invoice-only', 'documentSubtype is only allowed with type=invoice')] });
+  }
+  const routed = p.format !== 'raw' && p.type !== 'event';
+  if (routed && !p.to) throw missing('to', 'to is required for every type except event');
+  if (p.format !== 'json' && p.format !== 'raw' && !BILLING_TYPES.has(p.type)) {
+    throw new DomainError('INVALID_REQUEST', `format=${p.format} carries invoices, credit notes and debit notes; send a ${p.type} as json or raw`, { details: [issue('format', 'type', `format=${p.format} needs an invoice, credit-note or debit-note`)] });
+  }
+
+  const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth) : undefined;
+  const artefact = await buildArtefact(this.workers, ctx, p, resolved?.country);
+  const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;
+
+  const clock = await companyClock(em, company.id);
+  const now = clock.now();
+  const metadata = p.metadata ? { ...p.metadata } : null;
+  const routing = resolved?.parsed.recipientRouting;
+  const finalMetadata = routing ? { ...(metadata ?? {}), recipientRouting: { ...routing } } : metadata;
+
+  let doc!: Document;
+  try {
+    await em.transactional(async (tx) => {
+      if (sellerKey) {
+        const existing = await tx.findOne(Document, { organizationId: auth.organizationId, livemode: auth.livemode, sellerKey, type: p.type, number: artefact.number, direction: 'outgoing' });
+        if (existing) throw duplicate(artefact.number!, existing.id);
+      }
+      const lifecycle: LifecycleEntry[] = [];
+      doc = tx.create(Document, {
+        id: newId('document'),
+        organizationId: auth.organizationId,
+        companyId: company.id,
+        livemode: auth.livemode,
+        direction: 'outgoing',
+        type: p.type,
+        documentSubtype: p.documentSubtype !== undefined ? String(p.documentSubtype) : null,
+        format: recordedFormat(p.format, artefact.xmlSyntax),
+        number: artefact.number,
+        issueDate: artefact.issueDate,
+        dueDate: artefact.dueDate,
+        currency: artefact.currency,
+        totalAmount: artefact.totalAmount,
+        sellerKey,
+        senderPeppolId: company.peppolId ?? null,
+        senderName: company.name,
+        receiverPeppolId: resolved?.peppolId ?? null,
+        receiverName: resolved?.name ?? null,
+        recipient: resolved?.echo ?? null,
+        metadata: finalMetadata,
+        status: routed ? 'sent' : 'stored',
+        lifecycleCode: null,
+        lifecycle,
+        deliveryStatus: routed ? 'pending' : 'stored',
+        connectorId: resolved?.connectorId ?? null,
+        connectorMessageId: null,
+        deliveryAttempts: 0,
+        nextAttemptAt: routed ? now : null,
+        errorCode: null,
+        errorMessage: null,
+        sentAt: null,
+        deliveredAt: null,
+        counterpartId: null,
+        originalContent: artefact.original,
+        originalContentType: artefact.originalContentType,
+        originalFilename: artefact.filename,
+        fileId: artefact.fileId,
+        storedFormat: artefact.storedFormat,
+        xml: artefact.xml,
+        xmlSyntax: artefact.xmlSyntax,
+        normalized: artefact.normalized,
+        hasPdf: artefact.hasPdf,
+        readAt: null,
+        archivedAt: null,
+        notes: [],
+        relatedDocumentIds: [],
+      });
+      if (routed && BILLING_TYPES.has(p.type)) {
+        // 200 Deposited: the send passed format, identifier and directory controls.
+        const deposited = applyStep(doc, entryFor('200', 'seller_platform', now));
+        if (deposited) await this.recordEvent(ctx, tx, deposited);
+      }
+      if (routed) scheduleJobs(tx, [{ kind: DELIVER_JOB, ref: doc.id, companyId: company.id, dueAt: now }]);
+      await tx.flush();
+    });
+  } catch (err) {
+    if ((err as { name?: string }).name === 'UniqueConstraintViolationException' && sellerKey) throw duplicate(artefact.number!, null);
+    throw err;
+  }
+  if (routed) void this.broker.broadcast(WAKE_EVENT, { kind: DELIVER_JOB });
+  return documentView(doc);
+}
+
+/** Each batch item is checked with the send contract's own schema (a bad item fails alone). */
+const checkSendItem = compileParamsChecker<SendParams>(contract.send.params);
+
+export async function sendBatch(this: DocsThis, ctx: Context<{ documents: unknown[] }>): Promise<{ results: BatchItemResult[] }> {
+  const results: BatchItemResult[] = new Array(ctx.params.documents.length);
+  const one = async (index: number, item: unknown): Promise<BatchItemResult> => {
+    try {
+      return { index, status: 'created', document: await sendOne.call(this, ctx, checkSendItem(item)), error: null };
+    } catch (err) {
+      // Other items may already be sent: a failing item is reported in its row, never by failing the batch.
+      const code = specCodeOf(err);
+      if (!code) {
+        this.logger.error(`[${(ctx.meta as { requestId?: string }).requestId}] batch item ${index} failed`, err);
+        return { index, status: 'failed', document: null, error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred for this item; retry it with backoff and report the requestId', details: [] } };
+      }
+      const e = err as { message: string; data?: { details?: unknown[] } };
+      return { index, status: 'failed', document: null, error: { code, message: e.message, details: e.data?.details ?? [] } };
+    }
+  };
+  // A few items at a time (each is its own transaction); results keep the input order.
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, results.length) }, async () => {
+    while (next < results.length) {
+      const index = next++;
+      results[index] = await one(index, ctx.params.documents[index]);
+    }
+  }));
+  return { results };
+}
