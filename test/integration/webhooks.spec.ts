@@ -16,6 +16,7 @@ import { call } from '../../services/shared/call.ts';
 import { newId } from '../../services/shared/ids.ts';
 import { verifyWebhookSignature } from '../../services/webhooks/signature.ts';
 import { API_VERSION } from '../../services/events/events.contract.ts';
+import { loadConfig } from '../../services/shared/config.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 
@@ -55,6 +56,15 @@ async function sql<T = Record<string, unknown>>(text: string, values: unknown[] 
   const client = new pg.Client({ connectionString: t.databaseUrl });
   await client.connect();
   try { return (await client.query(text, values)).rows as T[]; } finally { await client.end(); }
+}
+
+/**
+ * Turns a sandbox key live behind the service's back; gateways keep a key's principal for
+ * EINV_PRINCIPAL_CACHE_TTL_MS, so the change is seen once that has passed.
+ */
+async function makeLive(apiKey: string): Promise<void> {
+  await sql(`update api_keys set livemode = true where key_hash = $1`, [createHash('sha256').update(apiKey).digest('hex')]);
+  await new Promise((resolve) => setTimeout(resolve, loadConfig().credentials.principalCacheTtlMs + 50));
 }
 
 /** Waits until the worker has recorded `n` attempts of the webhook's delivery (so its retry is scheduled). */
@@ -109,7 +119,7 @@ describe('webhook subscriptions', () => {
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/webhooks', { key: apiKey, body: { url: 'https://example.com/h', events: ['document.exploded'] } }), 400, 'INVALID_ENUM');
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/webhooks', { key: apiKey, body: { url: 'ftp://example.com/h', events: ['*'] } }), 400, 'INVALID_REQUEST');
     // Turn this key into a live key: live webhooks must be HTTPS to public addresses.
-    await sql(`update api_keys set livemode = true where key_hash = $1`, [createHash('sha256').update(apiKey).digest('hex')]);
+    await makeLive(apiKey);
     for (const url of ['https://127.0.0.1/h', 'https://10.1.2.3/h', 'https://[::1]/h', 'https://localhost/h', 'http://example.com/h']) {
       const res = await api(t.baseUrl, 'POST', '/v1/webhooks', { key: apiKey, body: { url, events: ['*'] } });
       expectEnvelope(res, 400, 'INVALID_REQUEST');
@@ -391,7 +401,7 @@ describe('secrets, test events and the sandbox clock', () => {
     const other = await bootstrap(t.baseUrl, { keyType: 'platform' });
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/sandbox/clock/advance', { key: other.apiKey, body: { companyId: company.id, by: '1h' } }), 404, 'COMPANY_NOT_FOUND');
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/sandbox/clock/advance', { key: apiKey, body: { companyId: other.company.id, by: '1h' } }), 403, 'COMPANY_FORBIDDEN');
-    await sql(`update api_keys set livemode = true where key_hash = $1`, [createHash('sha256').update(apiKey).digest('hex')]);
+    await makeLive(apiKey);
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/sandbox/clock/reset', { key: apiKey, body: { companyId: company.id } }), 403, 'TEST_MODE_ONLY');
   });
 });
