@@ -35,14 +35,18 @@ const bench = await startBenchApp({
 const { base, app } = bench;
 
 async function boot(label: string) {
-  return await (await fetch(`${base}/v1/sandbox/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label }) })).json() as { apiKey: string; company: { id: string } };
+  return await (await fetch(`${base}/v1/sandbox/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label }) })).json() as { apiKey: string; company: { id: string; vatNumber: string } };
 }
 
 let n = 0;
+/** The VAT number of each sender's company: an invoice is issued by the company that sends it. */
+const vatOfKey = new Map<string, string>();
+
 async function send(key: string, to: string): Promise<string> {
+
   const document = {
     number: `BENCH-${Date.now()}-${++n}`, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-    seller: { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
+    seller: { name: 'Acme SPRL', vatNumber: vatOfKey.get(key), address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
     buyer: { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
     lines: [{ description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
   };
@@ -76,6 +80,7 @@ async function round(name: string, key: string, to: string) {
 
 try {
   const [alice, bob] = [await boot('alice'), await boot('bob')];
+  vatOfKey.set(alice.apiKey, alice.company.vatNumber);
   await round('warm-up', alice.apiKey, bob.company.id);
   const none = await round('no hung delivery', alice.apiKey, bob.company.id);
   for (let i = 0; i < HUNG; i++) await send(alice.apiKey, `9999:slow-hang-${i}`);

@@ -26,6 +26,7 @@ import { cpus, loadavg } from 'node:os';
 import { startBenchApp, percentile, writeResults } from './support/bench-app.ts';
 import { loadOffThread, type LoadRequest } from './support/load-thread.ts';
 import { deepNesting, hugeText, largeInvoice, largeJsonInvoice, manyAttributes, manyElements, pdfInflateBomb } from '../test/support/hostile-inputs.ts';
+import { reissued } from '../test/support/issuers.ts';
 import { CORPUS } from '../test/unit/mappings/support/corpus.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -34,9 +35,9 @@ const LINES = QUICK ? 2_000 : 10_000;
 const bench = await startBenchApp({ env: { EINV_XML_MAX_ATTRIBUTES: '100000', EINV_RATE_LIMITS: 'free=100000000', EINV_WORKER_TASK_BUDGET_MS: '60000', MOL_REQUEST_TIMEOUT_MS: '60000' } });
 const { base } = bench;
 
-async function bootstrap(label: string): Promise<{ apiKey: string; company: { peppolId: string } }> {
+async function bootstrap(label: string): Promise<{ apiKey: string; company: { peppolId: string; vatNumber: string } }> {
   const res = await fetch(`${base}/v1/sandbox/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label }) });
-  return await res.json() as { apiKey: string; company: { peppolId: string } };
+  return await res.json() as { apiKey: string; company: { peppolId: string; vatNumber: string } };
 }
 const [alice, bob] = [await bootstrap('alice'), await bootstrap('bob')];
 
@@ -97,7 +98,8 @@ await measure('depth / text / element caps (3 kinds × 3, 3 concurrent)', () => 
 const bomb = await pdfInflateBomb(1024 ** 3);
 await measure(`PDF inflate bomb ${(bomb.length / 1e6).toFixed(1)} MB → 1 GB (8, 2 concurrent)`, () => loadOffThread([sendRaw(bomb, 'application/pdf')], 8, 2));
 
-const invoice = largeInvoice(CORPUS, LINES);
+// Issued by alice, who sends it.
+const invoice = reissued(largeInvoice(CORPUS, LINES), alice.company);
 await measure(`${LINES.toLocaleString('en')}-line invoice validates (${(invoice.length / 1e6).toFixed(1)} MB, validation.validate)`, async () => {
   const result = await bench.app.broker.call<{ valid: boolean }, Record<string, unknown>>('validation.validate', { format: 'ubl-xml', xml: invoice });
   return [result.valid ? 200 : 422];
@@ -105,7 +107,7 @@ await measure(`${LINES.toLocaleString('en')}-line invoice validates (${(invoice.
 // Sends last: an accepted document's delivery runs afterwards on the API process and would blur the figures of what follows.
 const jsonSend: LoadRequest = {
   url: `${base}/v1/documents/send`, method: 'POST', headers: { authorization: `Bearer ${alice.apiKey}`, 'content-type': 'application/json' },
-  body: bytes(JSON.stringify({ type: 'invoice', format: 'json', to: bob.company.peppolId, document: largeJsonInvoice(`BIG-${Date.now()}`, 4_000) })),
+  body: bytes(JSON.stringify({ type: 'invoice', format: 'json', to: bob.company.peppolId, document: largeJsonInvoice(`BIG-${Date.now()}`, 4_000, alice.company.vatNumber) })),
 };
 await measure(`4,000-line JSON invoice, format=json send (${(jsonSend.body.length / 1e6).toFixed(1)} MB)`, () => loadOffThread([jsonSend], 1, 1));
 

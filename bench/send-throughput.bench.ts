@@ -23,7 +23,7 @@ const { base } = bench;
 
 async function boot(label: string) {
   const res = await fetch(`${base}/v1/sandbox/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label }) });
-  return await res.json() as { apiKey: string; organizationId: string; company: { id: string } };
+  return await res.json() as { apiKey: string; organizationId: string; company: { id: string; vatNumber: string } };
 }
 const [alice, bob] = [await boot('bench-alice'), await boot('bench-bob')];
 
@@ -31,7 +31,8 @@ const [alice, bob] = [await boot('bench-alice'), await boot('bench-bob')];
 function invoiceBody(withRecipient: boolean): string {
   const document = {
     number: 'BENCH-[<id>]', issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-    seller: { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
+    // Issued by alice, who sends them.
+    seller: { name: 'Acme SPRL', vatNumber: alice.company.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
     buyer: { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
     lines: [
       { description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 },

@@ -27,6 +27,8 @@ import { documentView, recordedFormat } from './document-views.ts';
 import { asDomainError, duplicate, issue, missing, pure, validationFailed } from './document-errors.ts';
 import { candidateConnectors } from './router.ts';
 import { DELIVER_JOB } from './delivery.ts';
+import { checkIssuer } from '../../mappings/canonical/issuer.ts';
+import type { CompanyRef } from '../tenancy/tenancy.contract.ts';
 import type { DocsThis } from './service-state.ts';
 import * as contract from './documents.contract.ts';
 import type { DocumentView, SendParams, BatchItemResult } from './documents.contract.ts';
@@ -207,6 +209,29 @@ async function discover(ctx: Context, candidates: ConnectorManifest[], req: { re
   return first!;
 }
 
+/** Where the issuing party sits in the caller's own format, for the error's `field`. */
+const ISSUER_FIELD: Record<string, Record<'seller' | 'buyer', string>> = {
+  json: { seller: 'document.seller', buyer: 'document.buyer' },
+  'ubl-xml': { seller: 'cac:AccountingSupplierParty', buyer: 'cac:AccountingCustomerParty' },
+  'cii-xml': { seller: 'ram:SellerTradeParty', buyer: 'ram:BuyerTradeParty' },
+};
+
+/** The company sending a document must be the one issuing it (mappings/canonical/issuer.ts has the rules). */
+function assertIssuer(artefact: Artefact, company: CompanyRef, p: Pick<SendParams, 'format' | 'selfBilled'>): void {
+  const canonical = artefact.normalized as unknown as CanonicalInvoice | null;
+  if (!canonical?.seller) return;
+  const verdict = checkIssuer(canonical, company);
+  if (verdict.ok) return;
+  const syntax = p.format === 'auto' ? (artefact.xmlSyntax?.startsWith('cii') ? 'cii-xml' : 'ubl-xml') : p.format;
+  // A self-billed JSON invoice names its issuer (the buyer) as `document.seller`: the roles are swapped.
+  const swapped = p.format === 'json' && p.selfBilled === true;
+  const field = swapped ? 'document.seller' : ISSUER_FIELD[syntax]?.[verdict.expected] ?? verdict.expected;
+  const named = verdict.named.length ? verdict.named.join(', ') : 'no identifier';
+  const mine = [company.vatNumber && `VAT ${company.vatNumber}`, company.peppolId && `Peppol id ${company.peppolId}`].filter(Boolean).join(', ');
+  const message = `The ${verdict.expected} of this document (${named}) is not the sending company (${mine || company.id}); send it from the company it names${verdict.expected === 'seller' ? ', or name this company as its tax representative or payee' : ''}`;
+  throw new DomainError('ISSUER_MISMATCH', message, { details: [issue(field, 'issuer', message)] });
+}
+
 export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<DocumentView> {
   const auth = principalOf(ctx);
   const em = emOf(ctx).fork();
@@ -227,6 +252,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
 
   const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth) : undefined;
   const artefact = await buildArtefact(this.workers, ctx, p, resolved?.country);
+  if (BILLING_TYPES.has(p.type)) assertIssuer(artefact, company, p);
   const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;
 
   const clock = await companyClock(em, company.id);

@@ -67,6 +67,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   RECIPIENT_NOT_FOUND: { status: 422, type: 'validation_error', description: 'Peppol id registered nowhere' },
   RECIPIENT_CANNOT_RECEIVE: { status: 422, type: 'validation_error', description: 'Recipient does not accept this document type' },
   UBL_VALIDATION_FAILED: { status: 422, type: 'validation_error', description: 'Document fails EN 16931 / Peppol / national rules' },
+  ISSUER_MISMATCH: { status: 422, type: 'validation_error', description: 'The document\'s seller (its buyer, for a self-billed document) is not the sending company: none of the company\'s identifiers (VAT, registration number, Peppol id) is on the seller, its tax representative or the payee' },
   DOCUMENT_TOO_COMPLEX: { status: 422, type: 'validation_error', description: 'Parsing or validating the document exceeded its processing budget (CPU time or memory) and was stopped; send a smaller or simpler document' },
   RATE_LIMITED: { status: 429, type: 'rate_limit_error', description: 'Per-minute limit exceeded; honour Retry-After' },
   QUOTA_EXCEEDED: { status: 429, type: 'rate_limit_error', description: 'Monthly document quota used' },

@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   'VAT_NOT_FOUND', 'VAT_INACTIVE', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'UBL_VALIDATION_FAILED',
   // Ours: a document whose processing exceeded its CPU-time or memory budget (services/shared/worker-pool.ts).
   'DOCUMENT_TOO_COMPLEX',
+  // Ours: the document names another company as its issuer than the one sending it (mappings/canonical/issuer.ts).
+  'ISSUER_MISMATCH',
   'RATE_LIMITED', 'QUOTA_EXCEEDED',
   'INTERNAL_ERROR', 'UPSTREAM_ERROR', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT',
 ] as const;

@@ -4,6 +4,7 @@
  * `format: auto` recorded as the syntax it detected.
  */
 import { readFileSync } from 'node:fs';
+import { reissued } from '../support/issuers.ts';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { corpusPath } from '../support/corpus.ts';
 
@@ -37,7 +38,7 @@ it('a JSON body sent as curl -d sends it (application/x-www-form-urlencoded) is 
     type: 'invoice', format: 'json', to: b.company.peppolId,
     document: {
       number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-1',
-      seller: { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
+      seller: { name: 'Acme SPRL', vatNumber: a.company.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
       buyer: { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
       lines: [{ description: 'Work', quantity: 1, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
     },
@@ -50,7 +51,7 @@ it('a JSON body sent as curl -d sends it (application/x-www-form-urlencoded) is 
 
 it('documents larger than the 1 MiB JSON cap are accepted by send and validate, up to the body cap', async () => {
   // The base example with a 1.4 MB note: a realistic size for a 1,000-line invoice in XML.
-  const xml = withNumber(baseExample(), `BIG-${Date.now()}`).replace('<cbc:DueDate>', `<cbc:Note>${'x'.repeat(1_400_000)}</cbc:Note><cbc:DueDate>`);
+  const xml = reissued(withNumber(baseExample(), `BIG-${Date.now()}`), a.company).replace('<cbc:DueDate>', `<cbc:Note>${'x'.repeat(1_400_000)}</cbc:Note><cbc:DueDate>`);
   expect(Buffer.byteLength(xml)).toBeGreaterThan(1_048_576);
   const validated = await api(t.baseUrl, 'POST', '/v1/documents/validate', { key: a.apiKey, body: { format: 'ubl-xml', xml } });
   expect(validated.status).toBe(200);
@@ -73,7 +74,7 @@ it('validate takes a raw body: the document itself, format from the query (defau
 
 it('format auto is recorded as the syntax it detected, on both sides', async () => {
   const number = `DETECT-${Date.now()}`;
-  const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: Buffer.from(withNumber(baseExample(), number)).toString('base64') } } });
+  const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: Buffer.from(reissued(withNumber(baseExample(), number), a.company)).toString('base64') } } });
   expect(res.status).toBe(201);
   expect(res.body.format).toBe('ubl-xml');
   expect(await delivered(a.apiKey, res.body.id)).toMatchObject({ deliveryStatus: 'delivered', format: 'ubl-xml' });
@@ -88,7 +89,7 @@ it('findings of a JSON send name the JSON field and a JSON hint beside the XPath
       type: 'invoice', format: 'json', to: b.company.peppolId,
       document: {
         number: `PATHS-${Date.now()}`, issueDate: '2026-03-01', buyerReference: 'PO-1',
-        seller: { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
+        seller: { name: 'Acme SPRL', vatNumber: a.company.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
         buyer: { name: 'Client SA', vatNumber: 'BE0876543210', address: { street: 'Rue 2', city: 'Gent', postalCode: '9000', country: 'BE' } },
         lines: [{ description: 'Work', quantity: 1, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
       },

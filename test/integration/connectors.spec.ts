@@ -67,7 +67,8 @@ afterAll(async () => {
 let counter = 0;
 const invoice = () => ({
   number: `CON-${Date.now()}-${++counter}`, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-  seller: { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
+  // Issued by alice (a), who sends them.
+  seller: { name: 'Acme SPRL', vatNumber: a.company.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
   buyer: { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
   lines: [{ description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
 });

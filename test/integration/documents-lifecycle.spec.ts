@@ -4,17 +4,19 @@
  * Full path 200 → 204 → 205 → 211 → 212, dispute, suspension lifted by an action, refusal, partial
  * approval and repeated partial collections, illegal moves; document actions with document.updated.
  */
+import { issuers, type Issuers } from '../support/issuers.ts';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_RATE_LIMITS = 'free=100000';
 
 let t: TestApp;
-let supplier: Awaited<ReturnType<typeof bootstrap>>;
+/** The supplier organization holds the two companies that issue this file's invoices. */
+let supplier: Issuers;
 let buyerOrg: Awaited<ReturnType<typeof bootstrap>>;
 beforeAll(async () => {
   t = await startTestApp();
-  [supplier, buyerOrg] = [await bootstrap(t.baseUrl, { label: 'supplier' }), await bootstrap(t.baseUrl, { label: 'buyer' })];
+  [supplier, buyerOrg] = [await issuers(t.baseUrl, [seller.vatNumber, frenchSeller.vatNumber], 'supplier'), await bootstrap(t.baseUrl, { label: 'buyer' })];
 });
 afterAll(async () => { await t.stop(); });
 
@@ -30,7 +32,7 @@ async function exchange(from: typeof seller = seller): Promise<{ out: string; in
   const number = `LC-${Date.now()}-${++n}`;
   const vatRate = from.address.country === 'FR' ? 20 : 21;
   const res = await api(t.baseUrl, 'POST', '/v1/documents/send', {
-    key: supplier.apiKey,
+    key: supplier.apiKey, headers: supplier.as(from.vatNumber),
     body: { type: 'invoice', format: 'json', to: buyerOrg.company.peppolId, document: { number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO', seller: from, buyer, lines: [{ description: 'Work', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate }] } },
   });
   expect(res.status).toBe(201);
@@ -222,7 +224,7 @@ it('actions: mark read, archive and notes emit document.updated with a field dif
 });
 
 it('a document without a French lifecycle (raw deposit) answers 409 with no allowed transitions', async () => {
-  const raw = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: supplier.apiKey, body: { type: 'invoice', format: 'raw', file: { content: Buffer.from('scan').toString('base64') } } });
+  const raw = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: supplier.apiKey, headers: supplier.as(seller.vatNumber), body: { type: 'invoice', format: 'raw', file: { content: Buffer.from('scan').toString('base64') } } });
   expect((await lifecycle(supplier.apiKey, raw.body.id)).allowedTransitions).toEqual([]);
   expectEnvelope(await move(supplier.apiKey, raw.body.id, { status: 'paid', paymentDate: '2026-01-01', paymentAmount: 1, paymentCurrency: 'EUR' }), 409, 'INVALID_TRANSITION');
 });

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { issuers } from '../support/issuers.ts';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { corpusPath } from '../support/corpus.ts';
 
@@ -29,9 +30,10 @@ afterAll(async () => {
 });
 
 it('sends a hybrid PDF across NATS and serves its representations byte for byte', async () => {
-  const [a, b] = [await bootstrap(edge.baseUrl, { label: 'nats-a' }), await bootstrap(edge.baseUrl, { label: 'nats-b' })];
+  // The hybrid PDF is issued by Bei Spiel GmbH (DE136695976): sent by that company.
+  const [a, b] = [await issuers(edge.baseUrl, ['DE136695976'], 'nats-a'), await bootstrap(edge.baseUrl, { label: 'nats-b' })];
   const pdf = readFileSync(corpusPath('mustangproject/validator/src/test/resources/validXRechnung.pdf'));
-  const sent = await api(edge.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: pdf.toString('base64') } } });
+  const sent = await api(edge.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, headers: a.as('DE136695976'), body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: pdf.toString('base64') } } });
   expect(sent.status).toBe(201);
   const until = Date.now() + 15_000;
   let incoming: { id: string; links: Record<string, string> } | undefined;
@@ -48,7 +50,7 @@ it('sends a hybrid PDF across NATS and serves its representations byte for byte'
   const xml = await api(edge.baseUrl, 'GET', incoming!.links.xml!, { key: b.apiKey });
   expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
   expect(xml.text).toContain('CrossIndustryInvoice');
-  const raw = await api(edge.baseUrl, 'POST', '/v1/documents/send?type=invoice&filename=a.bin', { key: a.apiKey, rawBody: Buffer.from([0, 1, 2, 250]), headers: { 'content-type': 'application/octet-stream' } });
+  const raw = await api(edge.baseUrl, 'POST', '/v1/documents/send?type=invoice&filename=a.bin', { key: a.apiKey, rawBody: Buffer.from([0, 1, 2, 250]), headers: { ...a.as('DE136695976'), 'content-type': 'application/octet-stream' } });
   expect(raw.status).toBe(201);
   const back = Buffer.from(await (await fetch(`${edge.baseUrl}/v1/documents/${raw.body.id}/original`, { headers: { authorization: `Bearer ${a.apiKey}` } })).arrayBuffer());
   expect([...back]).toEqual([0, 1, 2, 250]);

@@ -14,7 +14,8 @@ const seller = { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street
 const buyer = { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } };
 const item = (number: string, unitPrice: number, issueDate: string, to = '9999:sandbox-invoice-only') => ({
   type: 'invoice', format: 'json', to,
-  document: { number, issueDate, dueDate: '2026-06-30', buyerReference: 'PO-1', seller, buyer, lines: [{ description: 'Work', quantity: 1, unit: 'HUR', unitPrice, vatRate: 21 }] },
+  // The sender (a) issues them: its own VAT number on the seller.
+  document: { number, issueDate, dueDate: '2026-06-30', buyerReference: 'PO-1', seller: { ...seller, vatNumber: a.company.vatNumber }, buyer, lines: [{ description: 'Work', quantity: 1, unit: 'HUR', unitPrice, vatRate: 21 }] },
 });
 // Totals with 21 % VAT: 100 → 121, 200 → 242, …
 const SEED = [

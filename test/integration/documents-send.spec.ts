@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { issuers, reissued } from '../support/issuers.ts';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 
@@ -26,8 +27,11 @@ afterAll(async () => { await t.stop(); });
 let counter = 0;
 const seller = { name: 'Acme SPRL', vatNumber: 'BE0403170701', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } };
 const buyer = { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } };
+/** The fixture seller as the given sandbox company: its own VAT number. */
+const sellerOf = (org: { company: { vatNumber: string } }) => ({ ...seller, vatNumber: org.company.vatNumber });
 export const invoiceBody = (number = `INV-${Date.now()}-${++counter}`, extra: Record<string, unknown> = {}) => ({
-  number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9', seller, buyer,
+  // Issued by alice (a), who sends most of this file's invoices; other senders pass their own seller.
+  number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9', seller: sellerOf(a), buyer,
   lines: [{ description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 }], ...extra,
 });
 
@@ -108,7 +112,7 @@ function withNumber(xml: string, number: string, syntax: 'ubl' | 'cii'): string 
 describe('every input format reaches the other organization with its three representations', () => {
   it('ubl-xml to a company id: the caller bytes are the original', async () => {
     const number = `UBL-${Date.now()}`;
-    const xml = withNumber(read('peppol-bis-invoice-3/rules/examples/base-example.xml').toString('utf8'), number, 'ubl');
+    const xml = reissued(withNumber(read('peppol-bis-invoice-3/rules/examples/base-example.xml').toString('utf8'), number, 'ubl'), a.company);
     const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'ubl-xml', to: b.company.id, xml } });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ direction: 'outgoing', deliveryStatus: 'pending', to: { companyId: b.company.id, peppolId: b.company.peppolId } });
@@ -121,7 +125,7 @@ describe('every input format reaches the other organization with its three repre
 
   it('cii-xml', async () => {
     const number = `CII-${Date.now()}`;
-    const xml = withNumber(read('eInvoicing-EN16931/cii/examples/CII_example1.xml').toString('utf8'), number, 'cii');
+    const xml = reissued(withNumber(read('eInvoicing-EN16931/cii/examples/CII_example1.xml').toString('utf8'), number, 'cii'), a.company);
     const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'cii-xml', to: b.company.peppolId, xml } });
     expect(res.status).toBe(201);
     expect(await settle(a.apiKey, res.body.id)).toMatchObject({ deliveryStatus: 'delivered' });
@@ -133,16 +137,18 @@ describe('every input format reaches the other organization with its three repre
 
   it('auto: UBL bytes detected, and a hybrid PDF whose original and /pdf are the PDF itself', async () => {
     const number = `AUTO-${Date.now()}`;
-    const xml = withNumber(read('peppol-bis-invoice-3/rules/examples/base-example.xml').toString('utf8'), number, 'ubl');
+    const xml = reissued(withNumber(read('peppol-bis-invoice-3/rules/examples/base-example.xml').toString('utf8'), number, 'ubl'), a.company);
     const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: Buffer.from(xml).toString('base64') } } });
     expect(res.status).toBe(201);
     expect(await settle(a.apiKey, res.body.id)).toMatchObject({ deliveryStatus: 'delivered' });
     expect((await incomingFor(b.apiKey, number)).links.xml).toBeDefined();
 
+    // The hybrid PDF is issued by Bei Spiel GmbH (DE136695976): sent by that company.
     const pdf = read(HYBRID_PDF);
-    const sentPdf = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: pdf.toString('base64'), filename: 'invoice.pdf' } } });
+    const beiSpiel = await issuers(t.baseUrl, ['DE136695976'], 'bei-spiel');
+    const sentPdf = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: beiSpiel.apiKey, headers: beiSpiel.as('DE136695976'), body: { type: 'invoice', format: 'auto', to: b.company.peppolId, file: { content: pdf.toString('base64'), filename: 'invoice.pdf' } } });
     expect(sentPdf.status).toBe(201);
-    const done = await settle(a.apiKey, sentPdf.body.id);
+    const done = await settle(beiSpiel.apiKey, sentPdf.body.id);
     expect(done).toMatchObject({ deliveryStatus: 'delivered' });
     const incoming = await incomingFor(b.apiKey, done.number);
     expect(incoming.links.pdf).toBe(`/v1/documents/${incoming.id}/pdf`);
@@ -247,7 +253,7 @@ it('a batch takes exactly 100 documents (raw deposits here), all created, in inp
 
 it('platform keys send for the company named in X-Service-Company; scopes guard each route', async () => {
   const plat = await bootstrap(t.baseUrl, { label: 'platform', keyType: 'platform' });
-  const body = { type: 'invoice', format: 'json', to: b.company.peppolId, document: invoiceBody() };
+  const body = { type: 'invoice', format: 'json', to: b.company.peppolId, document: invoiceBody(undefined, { seller: sellerOf(plat) }) };
   expectEnvelope(await api(t.baseUrl, 'POST', '/v1/documents/send', { key: plat.apiKey, body }), 403, 'COMPANY_REQUIRED');
   const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: plat.apiKey, body, headers: { 'x-service-company': plat.company.id } });
   expect(res.status).toBe(201);
@@ -262,6 +268,35 @@ it('platform keys send for the company named in X-Service-Company; scopes guard 
 });
 
 describe('send errors', () => {
+  it('422 ISSUER_MISMATCH when the document names another company as its seller, in the caller\'s own terms; nothing is stored', async () => {
+    const number = `IMP-${Date.now()}`;
+    // The corpus invoice as it is: its seller is SupplierOfficialName Ltd (GB1232434, 0088:9482348239847239874), not alice.
+    const xml = withNumber(read('peppol-bis-invoice-3/rules/examples/base-example.xml').toString('utf8'), number, 'ubl');
+    const ubl = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'ubl-xml', to: b.company.id, xml } });
+    expectEnvelope(ubl, 422, 'ISSUER_MISMATCH');
+    expect(ubl.body.error.details).toEqual([expect.objectContaining({ field: 'cac:AccountingSupplierParty', rule: 'issuer' })]);
+    expect(ubl.body.error.message).toContain('VAT GB1232434');
+    expect(ubl.body.error.message).toContain(a.company.vatNumber);
+    expect((await api(t.baseUrl, 'POST', '/v1/documents/search', { key: a.apiKey, body: { filters: { number } } })).body.data).toEqual([]);
+
+    const json = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'json', to: b.company.id, document: invoiceBody(undefined, { seller: sellerOf(b) }) } });
+    expectEnvelope(json, 422, 'ISSUER_MISMATCH');
+    expect(json.body.error.details[0]).toMatchObject({ field: 'document.seller' });
+
+    const cii = withNumber(read('eInvoicing-EN16931/cii/examples/CII_example1.xml').toString('utf8'), `${number}-C`, 'cii');
+    const ciiRes = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'cii-xml', to: b.company.id, xml: cii } });
+    expectEnvelope(ciiRes, 422, 'ISSUER_MISMATCH');
+    expect(ciiRes.body.error.details[0]).toMatchObject({ field: 'ram:SellerTradeParty' });
+  });
+
+  it('self-billing: the buyer issues, so it is the sending company (named as document.seller in a self-billed JSON send)', async () => {
+    const asIssuer = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'json', selfBilled: true, to: b.company.id, document: invoiceBody(undefined, { seller: sellerOf(a), buyer: { ...sellerOf(b), name: 'Bob Supplier BV' } }) } });
+    expect(asIssuer.status).toBe(201);
+    const notIssuer = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'json', selfBilled: true, to: b.company.id, document: invoiceBody(undefined, { seller: sellerOf(b), buyer: sellerOf(a) }) } });
+    expectEnvelope(notIssuer, 422, 'ISSUER_MISMATCH');
+    expect(notIssuer.body.error.details[0]).toMatchObject({ field: 'document.seller' });
+  });
+
   it('422 RECIPIENT_NOT_FOUND for a participant registered nowhere', async () => {
     for (const to of ['9999:sandbox-unknown', '0208:0999999999']) {
       const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body: { type: 'invoice', format: 'json', to, document: invoiceBody() } });

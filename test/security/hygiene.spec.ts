@@ -6,6 +6,7 @@
  * left by a crashed process blocked retries for two minutes; a raw body with format=ubl-xml was refused.
  */
 import { readFileSync } from 'node:fs';
+import { reissued } from '../support/issuers.ts';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { corpusPath } from '../support/corpus.ts';
 import { sql } from './support.ts';
@@ -181,8 +182,8 @@ describe('Idempotency', () => {
 it('a raw body with format=ubl-xml in the query is the XML itself, as the README says', async () => {
   const recipient = await bootstrap(t.baseUrl);
   const number = `RAW-UBL-${Date.now()}`;
-  const xml = readFileSync(corpusPath('peppol-bis-invoice-3/rules/examples/base-example.xml'), 'utf8')
-    .replace(/(<\/cbc:CustomizationID>[\s\S]*?<cbc:ID>)[^<]+(<\/cbc:ID>)/, `$1${number}$2`);
+  const xml = reissued(readFileSync(corpusPath('peppol-bis-invoice-3/rules/examples/base-example.xml'), 'utf8')
+    .replace(/(<\/cbc:CustomizationID>[\s\S]*?<cbc:ID>)[^<]+(<\/cbc:ID>)/, `$1${number}$2`), org.company);
   const res = await api(t.baseUrl, 'POST', `/v1/documents/send?type=invoice&format=ubl-xml&to=${recipient.company.peppolId}`, { key: org.apiKey, rawBody: xml, headers: { 'content-type': 'application/xml' } });
   expect(res.status).toBe(201);
   expect(res.body).toMatchObject({ format: 'ubl-xml', number, deliveryStatus: 'pending' });

@@ -138,7 +138,7 @@ describe('a large JSON invoice', () => {
 
   it('is rendered, validated and mapped on the workers while liveness keeps answering (4,000 lines)', async () => {
     const [a, b] = [await bootstrap(t.baseUrl, { label: 'json-a' }), await bootstrap(t.baseUrl, { label: 'json-b' })];
-    const body = { type: 'invoice', format: 'json', to: b.company.peppolId, document: largeJsonInvoice(`BIG-${Date.now()}`, 4_000) };
+    const body = { type: 'invoice', format: 'json', to: b.company.peppolId, document: largeJsonInvoice(`BIG-${Date.now()}`, 4_000, a.company.vatNumber) };
     const { latencies, result: res } = await livenessDuring(t.baseUrl, api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, body }));
     expect(res.status).toBe(201);
     expect(res.body.number).toBe(body.document.number);

@@ -85,11 +85,12 @@ export function largeInvoice(corpus: string, lines: number): string {
 }
 
 /** A JSON send body (format=json) with `lines` invoice lines (issue 11: 4,000 lines blocked the event loop 1.9 s). */
-export function largeJsonInvoice(number: string, lines: number): Record<string, unknown> {
+/** A valid JSON invoice of `lines` lines; `sellerVat`: the sending company's (it must be the issuer). */
+export function largeJsonInvoice(number: string, lines: number, sellerVat = 'BE0403170701'): Record<string, unknown> {
   const party = (name: string, vatNumber: string, country: string) => ({ name, vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country } });
   return {
     number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-    seller: party('Acme SPRL', 'BE0403170701', 'BE'), buyer: party('Client SA', 'FR40303265045', 'FR'),
+    seller: party('Acme SPRL', sellerVat, 'BE'), buyer: party('Client SA', 'FR40303265045', 'FR'),
     lines: Array.from({ length: lines }, (_, i) => ({ description: `Consulting block ${i + 1}`, quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 })),
   };
 }
