@@ -4,6 +4,9 @@
  * connectors' host uses (directory lookup, inbox).
  */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+import { objectSchema } from '../shared/json-schema.ts';
+import { LIFECYCLE_ENTRY_SCHEMA, NOTE_SCHEMA, RECIPIENT_ECHO_SCHEMA, SEARCH_FILTER_SCHEMA, SEND_METADATA_SCHEMA } from './document-body.schema.ts';
+import { DOCUMENT_BODY_SCHEMA } from '../../mappings/json/document-schema.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
 import type { AcceptResult, InboundDocument } from '../../adapters/sdk/index.ts';
 import type { TransitionRequest } from './lifecycle.ts';
@@ -85,16 +88,16 @@ export const documentSchema = {
     currency: nullable('string'),
     totalAmount: nullable('number'),
     from: { type: 'object', properties: { peppolId: nullable('string'), name: nullable('string') } },
-    to: { type: 'object', description: 'Recipient echo: peppolId, addressingIdentifier, addressingSuffix, companyId, name' },
+    to: RECIPIENT_ECHO_SCHEMA,
     errorCode: { ...nullable('string'), description: 'AP_REJECTED, TRANSPORT_FAILURE or SBDH_ERROR when delivery failed' },
     errorMessage: nullable('string'),
     sentAt: { ...nullable('string'), format: 'date-time' },
     deliveredAt: { ...nullable('string'), format: 'date-time' },
     read: { type: 'boolean' },
     archived: { type: 'boolean' },
-    notes: { type: 'array', items: { type: 'object' } },
+    notes: { type: 'array', items: NOTE_SCHEMA },
     relatedDocumentIds: { type: 'array', items: { type: 'string' } },
-    metadata: nullable('object'),
+    metadata: { ...nullable('object'), additionalProperties: true },
     fileId: { type: 'string', description: 'Raw uploads: the stored file' },
     storedFormat: { type: 'string', description: 'Raw uploads: gzip, zip, pdf, xml or raw' },
     links: { type: 'object', description: 'Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle', additionalProperties: { type: 'string' } },
@@ -110,10 +113,10 @@ const envelopeParams = {
   format: { type: 'enum', values: [...SEND_FORMATS] },
   from: { type: 'string', optional: true, min: 1, max: 255 },
   to: { type: 'string', optional: true, min: 1, max: 255 },
-  document: { type: 'object', optional: true },
+  document: { type: 'object', optional: true, openapi: DOCUMENT_BODY_SCHEMA },
   xml: { type: 'string', optional: true, min: 1 },
   file: { type: 'object', optional: true, props: { content: { type: 'string', min: 1 }, contentType: { type: 'string', optional: true, max: 255 }, filename: { type: 'string', optional: true, max: 255 } } },
-  metadata: { type: 'object', optional: true },
+  metadata: { type: 'object', optional: true, openapi: SEND_METADATA_SCHEMA },
   contentType: { type: 'string', optional: true, max: 255 },
   filename: { type: 'string', optional: true, max: 255 },
 } as const;
@@ -142,7 +145,7 @@ export interface BatchItemResult {
 }
 
 export const sendBatch = defineAction<{ documents: SendParams[] }, { results: BatchItemResult[] }>(SERVICE, 'sendBatch', {
-  params: { ...STRICT_REMOVE, documents: { type: 'array', min: 1, max: 100, items: { type: 'object' } } },
+  params: { ...STRICT_REMOVE, documents: { type: 'array', min: 1, max: 100, items: { type: 'object', openapi: { ...objectSchema(envelopeParams), description: 'One send envelope, exactly as POST /v1/documents/send takes it' } } } },
   http: {
     method: 'POST', path: '/v1/documents/send/batch', access: 'send', company: 'required', tag: 'Documents',
     largeBody: true, idempotencyKeyFromPayload: true,
@@ -150,7 +153,7 @@ export const sendBatch = defineAction<{ documents: SendParams[] }, { results: Ba
     summary: 'Send up to 100 documents; each item is atomic on its own, results come in input order',
     response: {
       type: 'object', required: ['results'],
-      properties: { results: { type: 'array', items: { type: 'object', required: ['index', 'status', 'document', 'error'], properties: { index: { type: 'integer' }, status: { type: 'string', enum: ['created', 'failed'] }, document: { oneOf: [documentSchema, { type: 'null' }] }, error: { type: ['object', 'null'] } } } } },
+      properties: { results: { type: 'array', items: { type: 'object', required: ['index', 'status', 'document', 'error'], properties: { index: { type: 'integer' }, status: { type: 'string', enum: ['created', 'failed'] }, document: { oneOf: [documentSchema, { type: 'null' }] }, error: { type: ['object', 'null'], required: ['code', 'message', 'details'], properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } } } } } } } } } },
     },
   },
 });
@@ -204,7 +207,7 @@ const representation = (name: 'original' | 'xml' | 'json' | 'pdf', summary: stri
     http: {
       method: 'GET', path: `/v1/documents/:id/${name}`, access: 'documents.read', tag: 'Documents', summary,
       ...(name === 'json' ? {} : { responseMediaType: mediaType }),
-      response: name === 'json' ? { type: 'object', description: 'Canonical EN 16931 model (BT/BG names in the field docs) or the body of a non-billing document' } : { type: 'string', format: 'binary' },
+      response: name === 'json' ? { type: 'object', additionalProperties: true, description: 'Canonical EN 16931 model (BT/BG names in the field docs) or the body of a non-billing document' } : { type: 'string', format: 'binary' },
     },
   });
 
@@ -225,7 +228,7 @@ export const search = defineAction<SearchParams, Page<DocumentView>>(SERVICE, 's
   params: {
     ...STRICT_REMOVE,
     query: { type: 'string', optional: true, max: 512 },
-    filters: { type: 'object', optional: true },
+    filters: { type: 'object', optional: true, openapi: { $ref: '#/components/schemas/SearchFilter' } },
     sort: { type: 'any', optional: true },
     limit: { type: 'number', integer: true, min: 1, max: 100, optional: true, convert: true },
     cursor: { type: 'multi', optional: true, rules: [{ type: 'string', max: 2048 }, { type: 'number', integer: true }] },
@@ -234,6 +237,7 @@ export const search = defineAction<SearchParams, Page<DocumentView>>(SERVICE, 's
     method: 'POST', path: '/v1/documents/search', access: 'documents.search', tag: 'Documents',
     summary: 'Search documents: `query` (text over number and party names), `filters` (predicate tree: $and/$or to any depth; $eq $ne $lt $lte $gt $gte $contains $notContains $in $notIn $null $notNull; bare scalar = $eq, bare array = $in; companyId only $eq), `sort` (map, field:dir string or a list of both), cursor pages',
     response: pageSchema(documentSchema),
+    schemas: { SearchFilter: SEARCH_FILTER_SCHEMA },
   },
 });
 
@@ -251,7 +255,7 @@ const lifecycleSchema = {
   properties: {
     documentId: { type: 'string' }, status: { type: 'string' }, currentCode: nullable('string'),
     party: { type: 'string', enum: ['buyer', 'supplier'], description: 'Your party for this document: the recipient of an invoice is the buyer' },
-    history: { type: 'array', items: { type: 'object' } },
+    history: { type: 'array', items: LIFECYCLE_ENTRY_SCHEMA },
     allowedTransitions: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, label: { type: 'string' }, status: { type: 'string' } } } },
   },
 };

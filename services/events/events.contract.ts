@@ -54,7 +54,7 @@ export const envelopeSchema = {
     livemode: { type: 'boolean' },
     createdAt: { type: 'string', format: 'date-time' },
     apiVersion: { type: 'string', examples: [API_VERSION] },
-    data: { type: 'object' },
+    data: { type: 'object', additionalProperties: true, description: 'The event\'s payload: its fields per type are in the `webhooks` section of the OpenAPI document and the README' },
   },
 };
 const eventRecordSchema = {

@@ -5,7 +5,7 @@ export const openapi = defineAction<Record<string, never>, Record<string, unknow
   params: {},
   http: {
     method: 'GET', path: '/v1/openapi.json', access: 'public', tag: 'Meta', summary: 'This OpenAPI 3.1 document',
-    response: { type: 'object', required: ['openapi', 'paths'], properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } } },
+    response: { type: 'object', required: ['openapi', 'paths'], properties: { openapi: { const: '3.1.0' }, paths: { type: 'object', additionalProperties: true } } },
   },
 });
 

@@ -7,90 +7,9 @@ import { SCOPES, SCOPE_DESCRIPTIONS } from '../shared/contract.ts';
 import { ERROR_TABLE } from './error-formatter.ts';
 import { ERROR_CODES } from '../shared/errors.ts';
 import { deprecationOpenApi } from './deprecation.ts';
+import { objectSchema } from '../shared/json-schema.ts';
 
-type Rule = Record<string, unknown> & { type?: string; optional?: boolean };
-
-function normalize(rule: unknown): Rule {
-  if (typeof rule === 'string') {
-    const [type, ...flags] = rule.split('|');
-    return { type, ...(flags.includes('optional') ? { optional: true } : {}) };
-  }
-  return (rule ?? {}) as Rule;
-}
-
-/** fastest-validator rule → JSON Schema (the subset our contracts use). */
-export function ruleToJsonSchema(input: unknown): JsonSchema {
-  const rule = normalize(input);
-  const out: JsonSchema = {};
-  switch (rule.type) {
-    case 'string':
-      out.type = 'string';
-      if (rule.min !== undefined) out.minLength = rule.min;
-      if (rule.max !== undefined) out.maxLength = rule.max;
-      if (rule.pattern) out.pattern = rule.pattern instanceof RegExp ? rule.pattern.source : rule.pattern;
-      if (rule.enum) out.enum = rule.enum;
-      break;
-    case 'email':
-      Object.assign(out, { type: 'string', format: 'email' }, rule.max !== undefined ? { maxLength: rule.max } : {});
-      break;
-    case 'url':
-      Object.assign(out, { type: 'string', format: 'uri' });
-      break;
-    case 'uuid':
-      Object.assign(out, { type: 'string', format: 'uuid' });
-      break;
-    case 'date':
-      Object.assign(out, { type: 'string', format: 'date-time' });
-      break;
-    case 'number':
-      out.type = rule.integer ? 'integer' : 'number';
-      if (rule.min !== undefined) out.minimum = rule.min;
-      if (rule.max !== undefined) out.maximum = rule.max;
-      if (rule.positive) out.exclusiveMinimum = 0;
-      break;
-    case 'boolean':
-      out.type = 'boolean';
-      break;
-    case 'enum':
-      out.enum = rule.values;
-      break;
-    case 'equal':
-      out.const = rule.value;
-      break;
-    case 'array':
-      out.type = 'array';
-      if (rule.items !== undefined) out.items = ruleToJsonSchema(rule.items);
-      if (rule.min !== undefined) out.minItems = rule.min;
-      if (rule.max !== undefined) out.maxItems = rule.max;
-      if (rule.unique) out.uniqueItems = true;
-      break;
-    case 'object':
-      Object.assign(out, rule.props ? objectSchema(rule.props as Record<string, unknown>) : { type: 'object' });
-      break;
-    case 'multi':
-      out.oneOf = (rule.rules as unknown[]).map(ruleToJsonSchema);
-      break;
-    default:
-      break;
-  }
-  if (rule.default !== undefined && typeof rule.default !== 'function') out.default = rule.default;
-  if (typeof rule.description === 'string') out.description = rule.description;
-  // A request field being retired (spec, Versioning §4): `{ type: …, deprecated: true }` in the contract.
-  if (rule.deprecated === true) out.deprecated = true;
-  return out;
-}
-
-export function objectSchema(props: Record<string, unknown>): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  for (const [name, rule] of Object.entries(props)) {
-    if (name.startsWith('$$')) continue;
-    properties[name] = ruleToJsonSchema(rule);
-    const r = normalize(rule);
-    if (!r.optional && r.default === undefined) required.push(name);
-  }
-  return { type: 'object', properties, ...(required.length ? { required } : {}) };
-}
+export { objectSchema, ruleToJsonSchema } from '../shared/json-schema.ts';
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const pathParamNames = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
@@ -156,9 +75,11 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
 
 export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, unknown>>, serverUrl: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
+  const named: Record<string, JsonSchema> = {};
   for (const contract of contracts) {
     const http = contract.http;
     if (!http) continue;
+    Object.assign(named, http.schemas);
     const path = toOpenApiPath(http.path);
     (paths[path] ??= {})[http.method.toLowerCase()] = operation(contract, http);
   }
@@ -183,6 +104,7 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
         },
       },
       schemas: {
+        ...named,
         OAuthError: {
           type: 'object',
           description: 'Errors of the OAuth token endpoint, as RFC 6749 §5.2 defines them',

@@ -95,7 +95,7 @@ export const jwks = defineAction<Record<string, never>, Jwks>(SERVICE, 'jwks', {
   http: {
     method: 'GET', path: '/.well-known/jwks.json', access: 'public', tag: 'OAuth',
     summary: 'Public keys of the built-in issuer (JWKS): the signing key and the rotated keys whose tokens may still be alive',
-    response: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid', 'alg'] } } } },
+    response: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid', 'alg'], properties: { kty: { type: 'string', const: 'EC' }, crv: { type: 'string', const: 'P-256' }, x: { type: 'string' }, y: { type: 'string' }, kid: { type: 'string' }, alg: { type: 'string', const: 'ES256' }, use: { type: 'string', const: 'sig' } } } } } },
   },
 });
 

@@ -2,6 +2,7 @@
  * tenancy: organizations, their companies and their API keys; resolves credentials to a Principal.
  */
 import { defineAction, SCOPES, STRICT_REMOVE, type Scope } from '../shared/contract.ts';
+import { objectSchema } from '../shared/json-schema.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
 import { KEY_TYPES, type KeyType, type Principal } from '../shared/auth.ts';
 import type { Address, CompanyStatus } from './company.entity.ts';
@@ -97,7 +98,7 @@ export const companyResponse = {
     peppolId: { type: ['string', 'null'], description: '<scheme>:<identifier>' },
     status: { type: 'string', enum: ['active', 'pending_verification'] }, smpRegistered: { type: 'boolean' },
     createdAt: { type: 'string', format: 'date-time' }, updatedAt: { type: 'string', format: 'date-time' },
-    metadata: { type: 'object' },
+    metadata: { type: 'object', additionalProperties: true, description: 'Free key/values given at creation' },
   },
 };
 
@@ -345,7 +346,7 @@ export interface ImportBatchItemResult {
 /** Items imported side by side at most. */
 export const IMPORT_BATCH_CONCURRENCY = 5;
 export const importCompanies = defineAction<{ items: unknown[] }, { results: ImportBatchItemResult[] }>(SERVICE, 'importCompanies', {
-  params: { ...STRICT_REMOVE, items: { type: 'array', min: 1, max: 500, items: 'object' } },
+  params: { ...STRICT_REMOVE, items: { type: 'array', min: 1, max: 500, items: { type: 'object', openapi: { ...objectSchema(importParams), description: 'One import, exactly as POST /v1/companies/import takes it' } } } },
   http: {
     method: 'POST', path: '/v1/companies/import/batch', access: 'companies.write', tag: 'Companies',
     summary: 'Import up to 500 companies, each the body of POST /v1/companies/import and idempotent on its SIRET, five at a time. Answers 200 with one result per item in input order; a failed item (its own `error`) never fails the others',

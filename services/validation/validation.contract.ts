@@ -4,6 +4,7 @@
  * and, later, by send (422 UBL_VALIDATION_FAILED with the findings in `details`).
  */
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+import { DOCUMENT_BODY_SCHEMA } from '../../mappings/json/document-schema.ts';
 import type { ValidationFinding } from './engine/index.ts';
 
 export const INPUT_FORMATS = ['json', 'ubl-xml', 'cii-xml', 'auto'] as const;
@@ -58,7 +59,7 @@ export const validate = defineAction<ValidateParams, ValidateResult>('validation
     type: { type: 'string', optional: true, max: 32 },
     documentSubtype: { type: 'multi', optional: true, rules: [{ type: 'string', max: 64 }, { type: 'number', integer: true }] },
     selfBilled: { type: 'boolean', optional: true },
-    document: { type: 'object', optional: true },
+    document: { type: 'object', optional: true, openapi: DOCUMENT_BODY_SCHEMA },
     xml: { type: 'string', optional: true, min: 1 },
     file: { type: 'object', optional: true, props: { content: { type: 'string', min: 1 } } },
     country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ },

@@ -53,3 +53,49 @@ it('serves the error catalogue that docUrl points to', async () => {
   expect(res.status).toBe(200);
   expect(res.body.COMPANY_REQUIRED).toEqual({ status: 403, type: 'permission_error', description: expect.any(String) });
 });
+
+describe('every body is typed, so a generated client needs no casts', () => {
+  /** Object schemas that say nothing of their shape: a generator makes them `Record<string, never>`. */
+  function shapeless(schema: unknown, path: string, out: string[]): string[] {
+    if (!schema || typeof schema !== 'object') return out;
+    if (Array.isArray(schema)) { schema.forEach((s, i) => shapeless(s, `${path}[${i}]`, out)); return out; }
+    const s = schema as Record<string, unknown>;
+    const isObject = s.type === 'object' || (Array.isArray(s.type) && s.type.includes('object'));
+    if (isObject && !['properties', 'additionalProperties', 'oneOf', 'anyOf', 'allOf', '$ref', 'patternProperties'].some((k) => k in s)) out.push(path);
+    for (const [k, v] of Object.entries(s)) shapeless(v, `${path}/${k}`, out);
+    return out;
+  }
+
+  it('has no object schema without a shape, in any request, response or component', async () => {
+    const doc = (await api(t.baseUrl, 'GET', '/v1/openapi.json')).body;
+    expect(shapeless(doc.paths, '#/paths', [])).toEqual([]);
+    expect(shapeless(doc.components, '#/components', [])).toEqual([]);
+  });
+
+  it('describes the JSON document of a send field by field, the batch as sends, and search filters as a recursive tree', async () => {
+    const doc = (await api(t.baseUrl, 'GET', '/v1/openapi.json')).body;
+    const send = doc.paths['/v1/documents/send'].post.requestBody.content['application/json'].schema;
+    const body = send.properties.document;
+    expect(body.required).toEqual(['number']);
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['number', 'issueDate', 'seller', 'buyer', 'lines', 'totals', 'payment', 'delivery', 'customFields']));
+    expect(body.properties.seller.properties.vatNumber.description).toContain('BT-31');
+    expect(Object.keys(body.properties.lines.items.properties)).toEqual(expect.arrayContaining(['description', 'quantity', 'unit', 'unitPrice', 'vatRate', 'vatCategory']));
+    expect(Object.keys(body.properties.totals.properties)).toEqual(['net', 'vat', 'gross', 'prepaid', 'payable']);
+    expect(send.properties.metadata.properties.recipientRouting.properties).toHaveProperty('addressingIdentifier');
+    // The validate call takes the same document.
+    expect(doc.paths['/v1/documents/validate'].post.requestBody.content['application/json'].schema.properties.document).toEqual(body);
+
+    const batchItem = doc.paths['/v1/documents/send/batch'].post.requestBody.content['application/json'].schema.properties.documents.items;
+    expect(batchItem.properties.document).toEqual(body);
+    expect(batchItem.required).toEqual(expect.arrayContaining(['type', 'format']));
+
+    const filters = doc.paths['/v1/documents/search'].post.requestBody.content['application/json'].schema.properties.filters;
+    expect(filters).toEqual({ $ref: '#/components/schemas/SearchFilter' });
+    expect(doc.components.schemas.SearchFilter.properties.$or.items).toEqual({ $ref: '#/components/schemas/SearchFilter' });
+
+    const view = doc.paths['/v1/documents/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(view.properties.to.properties)).toEqual(expect.arrayContaining(['peppolId', 'companyId', 'name']));
+    const history = doc.paths['/v1/documents/{id}/lifecycle'].get.responses['200'].content['application/json'].schema.properties.history;
+    expect(history.items.required).toEqual(['code', 'label', 'status', 'emittedBy', 'at']);
+  });
+});
