@@ -28,6 +28,7 @@ export const advanceClock = defineAction<{ companyId: string; by: string }, Cloc
   },
   http: {
     method: 'POST', path: '/v1/sandbox/clock/advance', access: 'authenticated', testModeOnly: true, tag: 'Sandbox',
+    errors: { 404: 'COMPANY_NOT_FOUND: no such company in the organization' },
     summary: 'Move a sandbox company\'s clock forward by `by` (1h, 3d, 2w, 1m = 30 days, 1y = 365 days) and wake every scheduled event now due',
     response: clockResponse,
   },
@@ -37,6 +38,7 @@ export const resetClock = defineAction<{ companyId: string }, ClockState>(SERVIC
   params: { ...STRICT_REMOVE, companyId: { type: 'string', min: 1, max: 64 } },
   http: {
     method: 'POST', path: '/v1/sandbox/clock/reset', access: 'authenticated', testModeOnly: true, tag: 'Sandbox',
+    errors: { 404: 'COMPANY_NOT_FOUND: no such company in the organization' },
     summary: 'Put a sandbox company back on wall-clock time',
     response: clockResponse,
   },

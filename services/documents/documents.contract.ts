@@ -131,7 +131,8 @@ export const send = defineAction<SendParams, DocumentView>(SERVICE, 'send', {
     response: documentSchema,
     errors: {
       413: 'PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule: max-elements, max-attributes, max-depth, max-text-length, max-inflated-bytes, max-embedded-files, max-objects)',
-      422: 'UBL_VALIDATION_FAILED, RECIPIENT_NOT_FOUND, RECIPIENT_CANNOT_RECEIVE, DOCUMENT_TOO_COMPLEX (processing exceeded its CPU-time or memory budget)',
+      409: 'DUPLICATE_DOCUMENT (the seller already sent this number; `existingId`), IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH',
+      422: 'UBL_VALIDATION_FAILED (`findings`), RECIPIENT_NOT_FOUND, RECIPIENT_CANNOT_RECEIVE (`documentTypes`), ISSUER_MISMATCH (the document names another company as its issuer), DOCUMENT_TOO_COMPLEX (processing exceeded its CPU-time or memory budget)',
       503: 'UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After',
     },
   },

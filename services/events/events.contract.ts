@@ -22,6 +22,46 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Names a webhook may subscribe to: the catalogue, `*`, and `compliance.reported.failed` (only failed reports). */
 export const SUBSCRIBABLE_EVENTS = [...WEBHOOK_EVENT_TYPES, 'compliance.reported.failed', '*'] as const;
 
+const str = { type: 'string' } as const;
+const nullableStr = { type: ['string', 'null'] } as const;
+const party = { type: 'object', required: ['peppolId', 'name'], properties: { peppolId: nullableStr, name: nullableStr } } as const;
+const companyFacts = {
+  type: 'object', required: ['companyId', 'peppolId', 'siret', 'siren', 'country'],
+  properties: { companyId: str, peppolId: str, siret: str, siren: str, country: str },
+} as const;
+
+/** The `data` of each event type, as the events table of the spec gives it (the OpenAPI `webhooks` section). */
+export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, Record<string, unknown>>> = {
+  'document.received': {
+    type: 'object', required: ['documentId', 'type', 'number', 'direction', 'sender', 'receiver'],
+    properties: { documentId: str, type: str, number: nullableStr, direction: { const: 'incoming' }, sender: party, receiver: party },
+  },
+  'document.sent': { type: 'object', required: ['documentId', 'type', 'sentAt'], properties: { documentId: str, type: str, sentAt: { type: 'string', format: 'date-time' } } },
+  'document.delivered': { type: 'object', required: ['documentId', 'deliveredAt'], properties: { documentId: str, deliveredAt: { type: 'string', format: 'date-time' } } },
+  'document.failed': { type: 'object', required: ['documentId', 'errorCode', 'errorMessage'], properties: { documentId: str, errorCode: str, errorMessage: str } },
+  'document.updated': {
+    type: 'object', required: ['documentId', 'changes'],
+    properties: { documentId: str, changes: { type: 'object', description: 'Field diff: `{field: {from, to}}`, or `{notes: {added}}`', additionalProperties: { type: 'object', additionalProperties: true } } },
+  },
+  'lifecycle.updated': {
+    type: 'object', required: ['documentId', 'previousStatus', 'currentStatus', 'compliance'],
+    properties: {
+      documentId: str, previousStatus: nullableStr, currentStatus: { type: 'string', description: 'French lifecycle code 200–213' }, status: str, label: str,
+      compliance: {
+        type: ['object', 'null'], description: 'French-reform documents only: the framework and whether the status is reported to the tax platform',
+        properties: { framework: { const: 'fr-ctc' }, code: str, label: str, reportedToTaxAuthority: { type: 'boolean' }, country: { const: 'FR' } },
+      },
+    },
+  },
+  'company.smp_registered': { type: 'object', required: ['companyId', 'peppolId'], properties: { companyId: str, peppolId: str } },
+  'compliance.reported': {
+    type: 'object', required: ['documentId', 'reportedTo', 'status'],
+    properties: { documentId: str, reportedTo: { type: 'string', examples: ['PPF', 'SDI'] }, status: { type: 'string', description: '`failed` on failure' } },
+  },
+  'company.imported': companyFacts,
+  'company.import.pending': companyFacts,
+};
+
 export function isLogOnly(type: string): boolean {
   return (LOG_ONLY_EVENT_TYPES as readonly string[]).includes(type);
 }

@@ -8,6 +8,7 @@ import { ERROR_TABLE } from './error-formatter.ts';
 import { ERROR_CODES } from '../shared/errors.ts';
 import { deprecationOpenApi } from './deprecation.ts';
 import { objectSchema } from '../shared/json-schema.ts';
+import { API_VERSION, EVENT_DATA_SCHEMAS, WEBHOOK_EVENT_TYPES } from '../events/events.contract.ts';
 
 export { objectSchema, ruleToJsonSchema } from '../shared/json-schema.ts';
 
@@ -47,10 +48,22 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
   const status = String(http.status ?? 200);
   const errors: Record<string, unknown> = { 400: errorResponse('Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …)'), 429: errorResponse(http.consumesDocumentQuota ? 'RATE_LIMITED (honour Retry-After), QUOTA_EXCEEDED' : 'RATE_LIMITED (honour Retry-After)') };
   if (http.method === 'POST' && http.access !== 'public') errors[409] = errorResponse('IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH');
+  // An operation on one resource answers 404 when it is not the caller's (no existence leak).
+  if (inPath.length) errors[404] = errorResponse('RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller\'s');
   if (http.access !== 'public') {
     Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN') });
   }
+  // Any call may meet a dependency that is down, failing or slow; any body may be too large or oddly encoded.
+  Object.assign(errors, {
+    502: errorResponse('UPSTREAM_ERROR: a dependency answered with an error'),
+    503: errorResponse('UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After'),
+    504: errorResponse('UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key'),
+  });
+  if (http.method !== 'GET' && http.method !== 'DELETE') {
+    Object.assign(errors, { 413: errorResponse('PAYLOAD_TOO_LARGE: the body is over the limit (after decompression)'), 415: errorResponse('UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take') });
+  }
   for (const [code, description] of Object.entries(http.errors ?? {})) errors[code] = errorResponse(description);
+  for (const [code, description] of Object.entries(http.alsoAnswers ?? {})) errors[code] = { description, content: { [http.responseMediaType ?? 'application/json']: { schema: http.response } } };
   return {
     operationId: contract.action,
     summary: http.summary,
@@ -71,6 +84,39 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
       ...(http.errorFormat === 'oauth' ? { 401: errorResponse('invalid_client'), 403: errorResponse('access_denied: the audience is not granted to this client') } : {}),
     },
   };
+}
+
+/** One entry per webhook event: the POST a receiver gets, with the event's own `data`. */
+function webhooksSection(): Record<string, unknown> {
+  return Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, {
+    post: {
+      operationId: `webhook.${type}`,
+      summary: `The \`${type}\` event, delivered to subscribed webhooks`,
+      tags: ['Webhooks'],
+      parameters: [
+        { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string' }, description: '`t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (two v1 during a secret rotation)' },
+        { name: 'X-Service-Event', in: 'header', required: true, schema: { type: 'string', const: type } },
+        { name: 'X-Service-Event-Id', in: 'header', required: true, schema: { type: 'string' } },
+        { name: 'X-Service-Delivery', in: 'header', required: true, schema: { type: 'string' } },
+        { name: 'X-Service-Attempt', in: 'header', required: true, schema: { type: 'integer', minimum: 1 } },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object', required: ['id', 'type', 'livemode', 'createdAt', 'apiVersion', 'data'],
+              properties: {
+                id: { type: 'string' }, type: { const: type }, livemode: { type: 'boolean' }, createdAt: { type: 'string', format: 'date-time' },
+                apiVersion: { type: 'string', examples: [API_VERSION] }, data: EVENT_DATA_SCHEMAS[type],
+              },
+            },
+          },
+        },
+      },
+      responses: { 200: { description: 'Any 2xx acknowledges the delivery; anything else (or no answer within 20 s) is retried on the schedule' } },
+    },
+  }]));
 }
 
 export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, unknown>>, serverUrl: string): JsonSchema {
@@ -94,6 +140,7 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }, { clientCredentials: [] }],
     paths,
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svc_…) or a JWT of the identity provider (organization from `_permissions`, or X-Service-Organization-Id checked against it)' },
@@ -129,7 +176,22 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
                 details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } } } },
                 requestId: { type: 'string', pattern: '^req_' },
                 docUrl: { type: 'string', format: 'uri' },
+                findings: {
+                  type: 'array', description: 'UBL_VALIDATION_FAILED: every finding of the rules, fatal and not',
+                  items: {
+                    type: 'object', required: ['rule', 'severity', 'location', 'message'],
+                    properties: {
+                      rule: { type: 'string' }, severity: { type: 'string', enum: ['fatal', 'warning', 'information'] }, location: { type: 'string', description: 'XPath in the XML' },
+                      path: { type: 'string', description: 'JSON sends: the field of the JSON document' }, message: { type: 'string' }, hint: { type: 'string' },
+                    },
+                  },
+                },
+                existingId: { type: 'string', description: 'COMPANY_EXISTS, DUPLICATE_DOCUMENT: the resource already there' },
+                allowedTransitions: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }] }, description: 'INVALID_TRANSITION: the moves allowed from here (statuses, or lifecycle moves with their code and label)' },
+                documentTypes: { type: 'array', items: { type: 'string' }, description: 'RECIPIENT_CANNOT_RECEIVE: what the recipient accepts' },
+                requiredScope: { type: 'string', description: 'INSUFFICIENT_SCOPE' },
               },
+              additionalProperties: true,
             },
           },
         },

@@ -46,6 +46,7 @@ export const readiness = defineAction<Record<string, never>, Readiness>('health'
   http: {
     method: 'GET', path: '/health/readiness', access: 'public', tag: 'Health',
     summary: 'Circuit-breaker state of upstream dependencies and a database check; 503 `degraded` when a circuit is open or the database is down',
+    alsoAnswers: { 503: '`degraded`: a circuit is open or the database is down' },
     response: {
       type: 'object', required: ['status', 'circuits'],
       properties: {
@@ -62,6 +63,7 @@ export const contracts = defineAction<Record<string, never>, ContractsReport>('h
   http: {
     method: 'GET', path: '/health/contracts', access: 'public', tag: 'Health',
     summary: 'Last check of each tracked upstream contract; 503 `degraded` when one failed its last check',
+    alsoAnswers: { 503: '`degraded`: a tracked upstream failed its last check' },
     response: {
       type: 'object', required: ['status', 'services'],
       properties: {

@@ -98,6 +98,8 @@ export interface HttpBinding {
   errorFormat?: 'envelope' | 'oauth';
   /** Error answers of this operation beyond the common ones (400, 401, 403, 409, 429, 500): status → the codes it carries. */
   errors?: Record<number, string>;
+  /** Statuses that answer with the success body's schema too (a health probe's 503 `degraded`): status → when. */
+  alsoAnswers?: Record<number, string>;
   /** Named schemas its params or response refer to (`#/components/schemas/<name>`), e.g. a recursive one. */
   schemas?: Record<string, JsonSchema>;
 }

@@ -70,6 +70,20 @@ describe('every body is typed, so a generated client needs no casts', () => {
     const doc = (await api(t.baseUrl, 'GET', '/v1/openapi.json')).body;
     expect(shapeless(doc.paths, '#/paths', [])).toEqual([]);
     expect(shapeless(doc.components, '#/components', [])).toEqual([]);
+    expect(shapeless(doc.webhooks, '#/webhooks', [])).toEqual([]);
+  });
+
+  it('lists each operation\'s errors, with findings in the error schema, and every webhook event with its data', async () => {
+    const doc = (await api(t.baseUrl, 'GET', '/v1/openapi.json')).body;
+    const send = doc.paths['/v1/documents/send'].post.responses;
+    for (const code of ['UBL_VALIDATION_FAILED', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'ISSUER_MISMATCH']) expect(send['422'].description).toContain(code);
+    expect(send['409'].description).toContain('DUPLICATE_DOCUMENT');
+    expect(doc.paths['/v1/documents/{id}'].get.responses['404'].description).toContain('DOCUMENT_NOT_FOUND');
+    expect(doc.components.schemas.Error.properties.error.properties.findings.items.required).toEqual(['rule', 'severity', 'location', 'message']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['company.smp_registered', 'compliance.reported', 'document.delivered', 'document.failed', 'document.received', 'document.sent', 'document.updated', 'lifecycle.updated']);
+    const received = doc.webhooks['document.received'].post.requestBody.content['application/json'].schema;
+    expect(received.properties.data.required).toEqual(['documentId', 'type', 'number', 'direction', 'sender', 'receiver']);
+    expect(doc.webhooks['document.sent'].post.parameters.map((h: { name: string }) => h.name)).toContain('X-Service-Signature');
   });
 
   it('describes the JSON document of a send field by field, the batch as sends, and search filters as a recursive tree', async () => {

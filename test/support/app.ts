@@ -2,6 +2,7 @@
  * Boots the real application (services/app.ts) for an integration test: a real broker, a real
  * PostgreSQL database of the test's own, and the gateway on a free loopback port.
  */
+import { checkResponse } from './openapi-responses.ts';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { App, AppOptions } from '../../services/app.ts';
@@ -55,6 +56,7 @@ export async function api<T = any>(baseUrl: string, method: string, path: string
   const text = await res.text();
   let parsed: unknown = text;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
+  checkResponse(method, `${baseUrl}${path}`, res.status, res.headers.get('content-type'), parsed);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
