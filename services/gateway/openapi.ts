@@ -67,6 +67,8 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
   return {
     operationId: contract.action,
     summary: http.summary,
+    // The summary is already a full sentence of what the call does; a longer text where one exists.
+    description: http.description ?? http.summary,
     tags: [http.tag],
     ...(http.access === 'public' ? { security: [] } : {}),
     'x-required-scope': http.access,
@@ -85,6 +87,22 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
     },
   };
 }
+
+/** What each tag groups, for the reference page's navigation. */
+const TAGS: Record<string, string> = {
+  Documents: 'Send, validate, read, search and move e-invoices and other business documents through their lifecycle',
+  Companies: 'The companies an organization sends and receives for: creation from a VAT number, registration on the network, import, removal',
+  Webhooks: 'Subscriptions, signed deliveries with retries, replays and secret rotation',
+  Events: 'The event log every webhook event (and the log-only ones) is written to',
+  'API keys': 'Keys of the organization: personal, platform and white-label',
+  Identity: 'Who the caller is and the company it acts for',
+  Integrations: 'OAuth clients of the built-in issuer and the technical accounts behind them',
+  OAuth: 'The token endpoint and the issuer\'s public keys',
+  'Request log': 'Every call the organization made, with its trace, summaries and time series',
+  Sandbox: 'Test organizations, the virtual clock and the rate-limit switch of the sandbox',
+  Health: 'Liveness, readiness and upstream contracts of this deployment',
+  Meta: 'The API description and its error catalogue',
+};
 
 /** One entry per webhook event: the POST a receiver gets, with the event's own `data`. */
 function webhooksSection(): Record<string, unknown> {
@@ -134,10 +152,13 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
     info: {
       title: 'Electronic Invoicing Exchange API',
       version: '3.0.0',
+      contact: { name: 'Open e-invoicing exchange API', url: 'https://github.com/einvoicing-exchange/einvoicing-exchange' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description: 'Send and receive e-invoices over Peppol, validate them against EN 16931 and national rules, report to tax platforms. '
         + `Scopes: ${SCOPES.map((s) => `\`${s}\` (${SCOPE_DESCRIPTIONS[s]})`).join(', ')}.`,
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl, description: 'This deployment (EINV_PUBLIC_URL)' }],
+    tags: [...new Set([...contracts.flatMap((c) => (c.http ? [c.http.tag] : [])), 'Webhooks'])].sort().map((name) => ({ name, description: TAGS[name] ?? name })),
     security: [{ bearer: [] }, { clientCredentials: [] }],
     paths,
     webhooks: webhooksSection(),

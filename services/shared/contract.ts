@@ -55,6 +55,8 @@ export interface HttpBinding {
    */
   clientAuthentication?: boolean;
   summary: string;
+  /** A longer explanation than the summary, where one helps. */
+  description?: string;
   tag: string;
   /** Success status; 200 unless stated. */
   status?: number;

@@ -113,3 +113,16 @@ describe('every body is typed, so a generated client needs no casts', () => {
     expect(history.items.required).toEqual(['code', 'label', 'status', 'emittedBy', 'at']);
   });
 });
+
+it('carries what a reference page and the linters need: contact, licence, described tags and operations', async () => {
+  const doc = (await api(t.baseUrl, 'GET', '/v1/openapi.json')).body;
+  expect(doc.info.license).toEqual({ name: 'Apache-2.0', identifier: 'Apache-2.0' });
+  expect(doc.info.contact.url).toMatch(/^https:/);
+  const tags = new Set(doc.tags.map((tag: { name: string; description: string }) => { expect(tag.description.length).toBeGreaterThan(10); return tag.name; }));
+  for (const ops of Object.values(doc.paths as Record<string, Record<string, { tags: string[]; description: string }>>)) {
+    for (const op of Object.values(ops)) {
+      expect(tags.has(op.tags[0]!)).toBe(true);
+      expect(op.description.length).toBeGreaterThan(10);
+    }
+  }
+});
