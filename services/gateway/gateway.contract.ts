@@ -12,7 +12,36 @@ export const openapi = defineAction<Record<string, never>, Record<string, unknow
 export const errorCatalogue = defineAction<Record<string, never>, Record<string, unknown>>('gateway', 'errorCatalogue', {
   params: {},
   http: {
-    method: 'GET', path: '/docs/errors', access: 'public', tag: 'Meta', summary: 'Every error code with its HTTP status, type and meaning (the target of `docUrl`)',
+    method: 'GET', path: '/docs/errors.json', access: 'public', tag: 'Meta', summary: 'Every error code with its HTTP status, type and meaning, as JSON (the page at /docs/errors shows the same)',
     response: { type: 'object', additionalProperties: { type: 'object', properties: { status: { type: 'integer' }, type: { type: 'string' }, description: { type: 'string' } } } },
+  },
+});
+
+const html = { type: 'string', description: 'An HTML page' };
+
+export const errorPage = defineAction<Record<string, never>, string>('gateway', 'errorPage', {
+  params: {},
+  http: {
+    method: 'GET', path: '/docs/errors', access: 'public', tag: 'Meta', responseMediaType: 'text/html',
+    summary: 'The error catalogue as a page: one anchored entry per code (the target of every error\'s `docUrl`), and the delivery error codes a failed document carries',
+    response: html,
+  },
+});
+
+export const referencePage = defineAction<Record<string, never>, string>('gateway', 'referencePage', {
+  params: {},
+  http: {
+    method: 'GET', path: '/docs', access: 'public', tag: 'Meta', responseMediaType: 'text/html',
+    summary: 'The API reference: this deployment\'s OpenAPI document rendered by Redoc, served from here (no CDN)',
+    response: html,
+  },
+});
+
+export const referenceScript = defineAction<Record<string, never>, Buffer>('gateway', 'referenceScript', {
+  params: {},
+  http: {
+    method: 'GET', path: '/docs/redoc.standalone.js', access: 'public', tag: 'Meta', responseMediaType: 'application/javascript',
+    summary: 'The Redoc bundle the reference page runs (the redoc package\'s standalone build)',
+    response: { type: 'string', format: 'binary' },
   },
 });

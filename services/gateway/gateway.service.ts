@@ -26,7 +26,8 @@ import { IpLimiter } from './ip-limiter.ts';
 import { AuthFailureThrottle, clientKey, ipKey, isAuthFailure } from './auth-failures.ts';
 import { GatewayGuarantees, type GuardedRequest } from './guarantees.ts';
 import { exhaustRateLimit } from './rate-limit.contract.ts';
-import { openapi, errorCatalogue } from './gateway.contract.ts';
+import { openapi, errorCatalogue, errorPage, referencePage, referenceScript } from './gateway.contract.ts';
+import { errorCataloguePage, REFERENCE_PAGE, referenceScriptBytes } from './docs-pages.ts';
 import { implement } from '../shared/contract.ts';
 
 type Req = IncomingMessage & {
@@ -192,6 +193,19 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       return this.openapiDocument;
     }),
     errorCatalogue: implement(errorCatalogue, async () => ERROR_TABLE),
+    errorPage: implement(errorPage, async (ctx) => {
+      (ctx.meta as { $responseType?: string }).$responseType = 'text/html; charset=utf-8';
+      return errorCataloguePage(ERROR_TABLE);
+    }),
+    referencePage: implement(referencePage, async (ctx) => {
+      (ctx.meta as { $responseType?: string }).$responseType = 'text/html; charset=utf-8';
+      return REFERENCE_PAGE;
+    }),
+    referenceScript: implement(referenceScript, async (ctx) => {
+      (ctx.meta as { $responseType?: string; $responseHeaders?: Record<string, string> }).$responseType = 'application/javascript; charset=utf-8';
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'public, max-age=86400' };
+      return referenceScriptBytes();
+    }),
     exhaustRateLimit: implement(exhaustRateLimit, async function (this: GatewayVars, ctx) {
       return this.guarantees.exhaust(ctx);
     }),

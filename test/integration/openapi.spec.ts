@@ -48,10 +48,32 @@ it('serves an OpenAPI 3.1 document with exactly the gateway routes', async () =>
   expect(doc.components.schemas.Error.properties.error.required).toEqual(['type', 'code', 'message', 'details', 'requestId', 'docUrl']);
 });
 
-it('serves the error catalogue that docUrl points to', async () => {
-  const res = await api(t.baseUrl, 'GET', '/docs/errors');
+it('serves the error catalogue that docUrl points to: a page with one anchor per code, and the same as JSON', async () => {
+  const res = await api(t.baseUrl, 'GET', '/docs/errors.json');
   expect(res.status).toBe(200);
   expect(res.body.COMPANY_REQUIRED).toEqual({ status: 403, type: 'permission_error', description: expect.any(String) });
+
+  const page = await api(t.baseUrl, 'GET', '/docs/errors');
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  // Every code a docUrl can name has its anchor, and so have the delivery codes of failed documents.
+  for (const code of Object.keys(res.body)) expect(page.text).toContain(`<tr id="${code}">`);
+  for (const code of ['AP_REJECTED', 'TRANSPORT_FAILURE']) expect(page.text).toContain(`<tr id="${code}">`);
+  const unknown = await api(t.baseUrl, 'GET', '/v1/no-such-route');
+  expect(unknown.body.error.docUrl).toMatch(/\/docs\/errors#ROUTE_NOT_FOUND$/);
+});
+
+it('serves the API reference from this deployment, with no third-party script', async () => {
+  const page = await api(t.baseUrl, 'GET', '/docs');
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  const scripts = [...page.text.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
+  expect(scripts).toEqual(['/docs/redoc.standalone.js']);
+  expect(page.text).toContain('spec-url="/v1/openapi.json"');
+  const script = await fetch(`${t.baseUrl}/docs/redoc.standalone.js`);
+  expect(script.status).toBe(200);
+  expect(script.headers.get('content-type')).toMatch(/javascript/);
+  expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
 });
 
 describe('every body is typed, so a generated client needs no casts', () => {

@@ -115,7 +115,7 @@ describe('with the default caps', () => {
       expect(responses['413'].description).toContain('max-inflated-bytes');
       expect(responses['422'].description).toContain('DOCUMENT_TOO_COMPLEX');
     }
-    const catalogue = (await api(t.baseUrl, 'GET', '/docs/errors')).body;
+    const catalogue = (await api(t.baseUrl, 'GET', '/docs/errors.json')).body;
     expect(catalogue.DOCUMENT_TOO_COMPLEX).toMatchObject({ status: 422, type: 'validation_error' });
     expect(catalogue.PAYLOAD_TOO_LARGE).toMatchObject({ status: 413 });
   });
