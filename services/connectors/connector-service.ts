@@ -20,6 +20,19 @@ function transientError(connectorId: string, err: unknown): Error {
   return new Errors.MoleculerError(`adapter.${connectorId}: ${e.message ?? String(err)}`, 502, 'CONNECTOR_TRANSIENT', networkCode ? { networkCode } : undefined);
 }
 
+/**
+ * Runs a verb whose answer can say `rejected`: a permanent ConnectorError becomes that answer, with
+ * the network's code and message; anything else thrown is a transient failure of the adapter.
+ */
+async function rejectedWhenPermanent<R>(connectorId: string, verb: () => Promise<R>): Promise<R | { outcome: 'rejected'; errorCode: string; errorMessage: string }> {
+  try {
+    return await verb();
+  } catch (err) {
+    if (isPermanent(err)) return { outcome: 'rejected', errorCode: err.code, errorMessage: err.message };
+    throw transientError(connectorId, err);
+  }
+}
+
 function missingVerb(connectorId: string, verb: string): Error {
   return new Errors.MoleculerError(`adapter.${connectorId} has no ${verb} capability`, 501, 'CONNECTOR_CAPABILITY_MISSING');
 }
@@ -50,21 +63,11 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
       }),
       send: implement(c.send, async (ctx) => {
         if (!connector.send) throw missingVerb(manifest.id, 'send');
-        try {
-          return await connector.send(ctx.params, host());
-        } catch (err) {
-          if (isPermanent(err)) return { outcome: 'rejected', errorCode: err.code, errorMessage: err.message };
-          throw transientError(manifest.id, err);
-        }
+        return rejectedWhenPermanent(manifest.id, () => connector.send!(ctx.params, host()));
       }),
       status: implement(c.status, async (ctx) => {
         if (!connector.status) throw missingVerb(manifest.id, 'status');
-        try {
-          return await connector.status(ctx.params, host());
-        } catch (err) {
-          if (isPermanent(err)) return { outcome: 'rejected', errorCode: err.code, errorMessage: err.message };
-          throw transientError(manifest.id, err);
-        }
+        return rejectedWhenPermanent(manifest.id, () => connector.status!(ctx.params, host()));
       }),
       lookupCompany: implement(c.lookupCompany, async (ctx) => {
         if (!connector.lookupCompany) throw missingVerb(manifest.id, 'registry');
@@ -73,12 +76,7 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
       }),
       report: implement(c.report, async (ctx) => {
         if (!connector.report) throw missingVerb(manifest.id, 'report');
-        try {
-          return await connector.report(ctx.params, host());
-        } catch (err) {
-          if (isPermanent(err)) return { outcome: 'rejected', errorCode: err.code, errorMessage: err.message };
-          throw transientError(manifest.id, err);
-        }
+        return rejectedWhenPermanent(manifest.id, () => connector.report!(ctx.params, host()));
       }),
       route: implement(c.route, async (ctx): Promise<RouteResponse> => {
         const p = ctx.params;

@@ -12,12 +12,12 @@
 import type { Service, ServiceSchema } from 'moleculer';
 import { IsolationLevel, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { schedule, type ScheduledTask } from 'node-cron';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { principalOf } from '../shared/auth.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
+import { DrainLoop } from '../shared/drain-loop.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { Event } from './event.entity.ts';
@@ -38,14 +38,7 @@ function recordOf(row: Event): EventRecord {
 /** Dispatch transactions run side by side in one instance. */
 const DISPATCH_LOOPS = 3;
 
-interface DispatcherState {
-  task?: ScheduledTask;
-  running?: Promise<number>;
-  again: boolean;
-  stopping: boolean;
-}
-
-type EventsThis = Service & { dispatcher: DispatcherState; drain(): Promise<number>; dispatchBatch(): Promise<number> };
+type EventsThis = Service & { dispatcher: DrainLoop; dispatchBatch(): Promise<number> };
 
 interface FeedRow { tx_id: string; id: string }
 
@@ -55,64 +48,37 @@ const EventsService: ServiceSchema = {
 
   created() {
     const self = this as unknown as EventsThis;
-    self.dispatcher = { again: false, stopping: false };
+    // Parallel loops per pass: SKIP LOCKED gives each its own rows (receivers must not rely on order anyway).
+    self.dispatcher = new DrainLoop(async (stopping) => {
+      let total = 0;
+      await Promise.all(Array.from({ length: DISPATCH_LOOPS }, async () => {
+        while (!stopping()) {
+          const events = await self.dispatchBatch();
+          total += events;
+          if (events < loadConfig().events.dispatcherBatch) return;
+        }
+      }));
+      return total;
+    }, (err) => self.logger.error('dispatcher: a batch failed; its events stay in the outbox', err));
   },
 
   started() {
-    const self = this as unknown as EventsThis;
-    self.dispatcher.task = schedule(loadConfig().events.dispatcherCron, () => { void self.drain(); }, { noOverlap: true });
-    void self.drain();
+    (this as unknown as EventsThis).dispatcher.start(loadConfig().events.dispatcherCron);
   },
 
   async stopped() {
-    const self = this as unknown as EventsThis;
-    self.dispatcher.stopping = true;
-    await self.dispatcher.task?.stop();
-    await self.dispatcher.running?.catch(() => 0);
+    await (this as unknown as EventsThis).dispatcher.stop();
   },
 
   events: {
     [OUTBOX_WRITTEN_EVENT]: {
       handler(this: EventsThis) {
-        void this.drain();
+        void this.dispatcher.run();
       },
     },
   },
 
   methods: {
-    /** Dispatches until the outbox is empty; concurrent calls join the running round (plus one more). */
-    drain(this: EventsThis): Promise<number> {
-      const state = this.dispatcher;
-      if (state.running) {
-        state.again = true;
-        return state.running;
-      }
-      const round = (async () => {
-        let total = 0;
-        try {
-          do {
-            state.again = false;
-            // Parallel loops: SKIP LOCKED gives each its own rows (receivers must not rely on order anyway).
-            await Promise.all(Array.from({ length: DISPATCH_LOOPS }, async () => {
-              for (;;) {
-                if (state.stopping) return;
-                const events = await this.dispatchBatch();
-                total += events;
-                if (events < loadConfig().events.dispatcherBatch) return;
-              }
-            }));
-          } while (state.again && !state.stopping);
-        } catch (err) {
-          if (!state.stopping) this.logger.error('dispatcher: a batch failed; its events stay in the outbox', err);
-        } finally {
-          state.running = undefined;
-        }
-        return total;
-      })();
-      state.running = round;
-      return round;
-    },
-
     async dispatchBatch(this: EventsThis) {
       const em = databaseOf(this.broker).em.fork() as EntityManager;
       return em.transactional(async (tx) => {
@@ -183,9 +149,9 @@ const EventsService: ServiceSchema = {
     }),
 
     drainOutbox: implement(drainOutbox, async function (this: EventsThis) {
-      let dispatched = await this.drain();
+      let dispatched = await this.dispatcher.run();
       // A round that was already running may have started before the caller's write: run one more.
-      dispatched += await this.drain();
+      dispatched += await this.dispatcher.run();
       return { dispatched };
     }),
   },

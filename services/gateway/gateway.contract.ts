@@ -17,25 +17,19 @@ export const errorCatalogue = defineAction<Record<string, never>, Record<string,
   },
 });
 
-const html = { type: 'string', description: 'An HTML page' };
+/** A page of the human documentation (HTML, public). */
+function page(action: string, path: string, summary: string) {
+  return defineAction<Record<string, never>, string>('gateway', action, {
+    params: {},
+    http: { method: 'GET', path, access: 'public', tag: 'Meta', responseMediaType: 'text/html', summary, response: { type: 'string', description: 'An HTML page' } },
+  });
+}
 
-export const errorPage = defineAction<Record<string, never>, string>('gateway', 'errorPage', {
-  params: {},
-  http: {
-    method: 'GET', path: '/docs/errors', access: 'public', tag: 'Meta', responseMediaType: 'text/html',
-    summary: 'The error catalogue as a page: one anchored entry per code (the target of every error\'s `docUrl`), and the delivery error codes a failed document carries',
-    response: html,
-  },
-});
+export const errorPage = page('errorPage', '/docs/errors',
+  'The error catalogue as a page: one anchored entry per code (the target of every error\'s `docUrl`), and the delivery error codes a failed document carries');
 
-export const referencePage = defineAction<Record<string, never>, string>('gateway', 'referencePage', {
-  params: {},
-  http: {
-    method: 'GET', path: '/docs', access: 'public', tag: 'Meta', responseMediaType: 'text/html',
-    summary: 'The API reference: this deployment\'s OpenAPI document rendered by Redoc, served from here (no CDN)',
-    response: html,
-  },
-});
+export const referencePage = page('referencePage', '/docs',
+  'The API reference: this deployment\'s OpenAPI document rendered by Redoc, served from here (no CDN)');
 
 export const referenceScript = defineAction<Record<string, never>, Buffer>('gateway', 'referenceScript', {
   params: {},

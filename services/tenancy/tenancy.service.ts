@@ -33,6 +33,15 @@ async function findCompanyOf(ctx: Context, organizationId: string, ref: string) 
   return em.findOne(Company, { id: ref, organization: organizationId, deletedAt: null });
 }
 
+/** A company the caller may change: one of its organization's, and its own when the credential is bound to one. */
+async function companyToChange(ctx: Context, ref: string): Promise<Company> {
+  const auth = principalOf(ctx);
+  if (auth.companyId && auth.companyId !== ref) throw companyForbidden(ref);
+  const company = await findCompanyOf(ctx, auth.organizationId, ref);
+  if (!company) throw companyNotFound(ref);
+  return company;
+}
+
 const companyRef = (c: Company): contract.CompanyRef => ({
   id: c.id, organizationId: c.organization.id, name: c.name, country: c.country, vatNumber: c.vatNumber ?? null,
   registrationNumber: c.registrationNumber ?? null, peppolId: c.peppolId ?? null, status: c.status, metadata: c.metadata ?? null,
@@ -247,13 +256,7 @@ const TenancyService: ServiceSchema = {
       return companyView(await createCompany(ctx, emOf(ctx), ctx.params));
     }),
 
-    registerCompany: action(contract.registerCompany, async (ctx) => {
-      const auth = principalOf(ctx);
-      if (auth.companyId && auth.companyId !== ctx.params.id) throw companyForbidden(ctx.params.id);
-      const company = await findCompanyOf(ctx, auth.organizationId, ctx.params.id);
-      if (!company) throw companyNotFound(ctx.params.id);
-      return registerCompany(ctx, emOf(ctx), company);
-    }),
+    registerCompany: action(contract.registerCompany, async (ctx) => registerCompany(ctx, emOf(ctx), await companyToChange(ctx, ctx.params.id))),
 
     importCompany: action(contract.importCompany, async function (this: TenancyThis, ctx) {
       return importOne(ctx, emOf(ctx), ctx.params, (tx, input) => this.recordEvent(ctx, tx, input));
@@ -279,13 +282,7 @@ const TenancyService: ServiceSchema = {
       return { results };
     }),
 
-    deleteCompany: action(contract.deleteCompany, async (ctx) => {
-      const auth = principalOf(ctx);
-      if (auth.companyId && auth.companyId !== ctx.params.id) throw companyForbidden(ctx.params.id);
-      const company = await findCompanyOf(ctx, auth.organizationId, ctx.params.id);
-      if (!company) throw companyNotFound(ctx.params.id);
-      return deleteCompany(ctx, emOf(ctx), company);
-    }),
+    deleteCompany: action(contract.deleteCompany, async (ctx) => deleteCompany(ctx, emOf(ctx), await companyToChange(ctx, ctx.params.id))),
 
     provision: action(contract.provision, async (ctx) => {
       const { organization: o, company: c, apiKey: k } = ctx.params;

@@ -8,9 +8,9 @@
  */
 import type { Context, Service, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { schedule, type ScheduledTask } from 'node-cron';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
+import { DrainLoop } from '../shared/drain-loop.ts';
 import { SchedulerMixin, WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';
@@ -86,14 +86,7 @@ function recordAttempt(d: WebhookDelivery, attempt: number, r: AttemptResult): v
   d.lastError = r.error;
 }
 
-interface FollowerState {
-  task?: ScheduledTask;
-  running?: Promise<void>;
-  again: boolean;
-  stopping: boolean;
-}
-
-type WebhooksThis = Service & { follower: FollowerState; follow(): Promise<void> };
+type WebhooksThis = Service & { follower: DrainLoop };
 
 interface Outcome {
   job: ClaimedJob;
@@ -225,20 +218,27 @@ const WebhooksService: ServiceSchema = {
   mixins: [OrmMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, parallel: 4, handle: deliverDue } })],
 
   created() {
-    (this as unknown as WebhooksThis).follower = { again: false, stopping: false };
+    const self = this as unknown as WebhooksThis;
+    const batch = loadConfig().events.dispatcherBatch;
+    // Fans the feed out until it is caught up; the cursor did not move for a page that failed, so it is taken again.
+    self.follower = new DrainLoop(async (stopping) => {
+      let events = 0;
+      while (!stopping()) {
+        const page = await fanOutPage(self.broker, databaseOf(self.broker).em.fork() as EntityManager, batch);
+        events += page.events;
+        if (page.deliveries) void self.broker.broadcast(WAKE_EVENT, { kind: contract.DELIVER_JOB });
+        if (page.won && page.events < batch) break;
+      }
+      return events;
+    }, (err) => self.logger.error('webhooks: fanning out the event feed failed; it is retried on the next poll', err));
   },
 
   started() {
-    const self = this as unknown as WebhooksThis;
-    self.follower.task = schedule(loadConfig().events.dispatcherCron, () => { void self.follow(); }, { noOverlap: true });
-    void self.follow();
+    (this as unknown as WebhooksThis).follower.start(loadConfig().events.dispatcherCron);
   },
 
   async stopped() {
-    const self = this as unknown as WebhooksThis;
-    self.follower.stopping = true;
-    await self.follower.task?.stop();
-    await self.follower.running;
+    await (this as unknown as WebhooksThis).follower.stop();
     // Slow receivers' outcomes still being awaited are recorded before the database closes.
     await Promise.allSettled([...slowBatchesOf(this as unknown as Service)]);
   },
@@ -246,39 +246,8 @@ const WebhooksService: ServiceSchema = {
   events: {
     [OUTBOX_WRITTEN_EVENT]: {
       handler(this: WebhooksThis) {
-        void this.follow();
+        void this.follower.run();
       },
-    },
-  },
-
-  methods: {
-    /** Fans out the feed until it is caught up; concurrent calls join the running round (plus one more). */
-    follow(this: WebhooksThis): Promise<void> {
-      const state = this.follower;
-      if (state.running) {
-        state.again = true;
-        return state.running;
-      }
-      const batch = loadConfig().events.dispatcherBatch;
-      state.running = (async () => {
-        try {
-          do {
-            state.again = false;
-            for (;;) {
-              if (state.stopping) return;
-              const page = await fanOutPage(this.broker, databaseOf(this.broker).em.fork() as EntityManager, batch);
-              if (page.deliveries) void this.broker.broadcast(WAKE_EVENT, { kind: contract.DELIVER_JOB });
-              if (page.won && page.events < batch) break;
-            }
-          } while (state.again && !state.stopping);
-        } catch (err) {
-          // The cursor did not move: the same events are fanned out on the next round.
-          if (!state.stopping) this.logger.error('webhooks: fanning out the event feed failed; it is retried on the next poll', err);
-        } finally {
-          state.running = undefined;
-        }
-      })();
-      return state.running;
     },
   },
 
