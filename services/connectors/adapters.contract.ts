@@ -3,8 +3,10 @@
  * verbs of the connector SDK, and publishes its manifest in the service's metadata
  * (`metadata.connector`), so the router finds it in the broker registry without a central list.
  */
+import type { Context } from 'moleculer';
 import { defineAction, type ActionContract } from '../shared/contract.ts';
-import type { CheckRequest, CheckResult, ConnectorManifest, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
+import { call } from '../shared/call.ts';
+import type { CheckRequest, CheckResult, ConnectorManifest, Participant, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
 
 /** Metadata key of an `adapter.<id>` service that carries its manifest. */
 export const MANIFEST_METADATA_KEY = 'connector';
@@ -77,4 +79,46 @@ export function registeredManifests(broker: { registry: { getServiceList(opts: {
     if (svc.name.startsWith('adapter.') && manifest && !seen.has(manifest.id)) seen.set(manifest.id, manifest);
   }
   return [...seen.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/**
+ * Content-based routing: the connectors that may carry a document, best first, by the caller's
+ * mode (test keys never reach a live network), the recipient's country and the document type. A
+ * connector naming the country comes before a `*` one; among equals, by id. Senders then ask each
+ * candidate with the `discover` capability whether it reaches the recipient (first known wins).
+ */
+export interface RoutingRequest {
+  livemode: boolean;
+  /** Recipient country when known (ISO 3166-1 alpha-2). */
+  country?: string | null;
+  documentType: string;
+}
+
+export function candidateConnectors(manifests: readonly ConnectorManifest[], req: RoutingRequest): ConnectorManifest[] {
+  const mode = req.livemode ? 'live' : 'test';
+  const specific = (m: ConnectorManifest) => (req.country && m.countries.includes(req.country) ? 0 : 1);
+  return manifests
+    .filter((m) => m.modes.includes(mode)
+      && m.capabilities.send
+      && m.documentTypes.includes(req.documentType)
+      && (m.countries.includes('*') || (req.country ? m.countries.includes(req.country) : false)))
+    .sort((a, b) => specific(a) - specific(b) || a.id.localeCompare(b.id));
+}
+
+export function pickConnector(manifests: readonly ConnectorManifest[], req: RoutingRequest): ConnectorManifest | undefined {
+  return candidateConnectors(manifests, req)[0];
+}
+
+/** The first candidate that reaches the recipient (a connector without discovery is taken at its word); the first answer when none does. */
+export async function discoverRecipient(ctx: Context, candidates: readonly ConnectorManifest[], req: { recipient: Participant; documentType: string; livemode: boolean }): Promise<{ manifest: ConnectorManifest; check: CheckResult }> {
+  let first: { manifest: ConnectorManifest; check: CheckResult } | undefined;
+  for (const manifest of candidates) {
+    const check: CheckResult = manifest.capabilities.discover
+      ? await call(ctx, adapterContracts(manifest.id).check, req)
+      : { known: true, canReceive: true, documentTypes: [...manifest.documentTypes] };
+    if (check.known) return { manifest, check };
+    first ??= { manifest, check };
+  }
+  if (!first) throw new Error('discoverRecipient needs at least one candidate connector');
+  return first;
 }

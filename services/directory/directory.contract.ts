@@ -3,7 +3,8 @@
  * companies tenancy holds); SMP/SML discovery and the French directory plug in here, behind the
  * same action, without its callers changing.
  */
-import { defineAction } from '../shared/contract.ts';
+import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
+import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
 import type { DirectoryEntry, Participant } from '../../adapters/sdk/index.ts';
 
 const SERVICE = 'directory';
@@ -14,4 +15,54 @@ export const PLATFORM_DOCUMENT_TYPES = ['invoice', 'credit-note', 'debit-note', 
 /** A participant among this platform's companies of that mode, or null. */
 export const lookupParticipant = defineAction<{ participant: Participant; livemode: boolean }, DirectoryEntry | null>(SERVICE, 'lookupParticipant', {
   params: { participant: 'object', livemode: 'boolean' },
+});
+
+export interface VerifyParams {
+  peppolId: string;
+  /** An API document type (`invoice`) or its upper-case name (`INVOICE`, `CREDIT_NOTE`). */
+  documentType: string;
+}
+export interface Verification {
+  peppolId: string;
+  documentType: string;
+  /** The participant is registered on the network. */
+  registered: boolean;
+  /** It accepts `documentType`. */
+  canReceive: boolean;
+  documentTypes: string[];
+  name: string | null;
+  country: string | null;
+  /** The connector (network) that answered. */
+  network: string;
+  checkedAt: string;
+  /** Answered from the directory's cache (positive answers kept 60 s, negative 15 s). */
+  cached: boolean;
+}
+export const verify = defineAction<VerifyParams, Verification>(SERVICE, 'verify', {
+  params: { ...STRICT_REMOVE, peppolId: { type: 'string', min: 3, max: 140 }, documentType: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'POST', path: '/v1/directory/verify', access: 'directory', tag: 'Directory',
+    summary: 'Whether a participant can receive a document type, asked of the networks the caller\'s mode reaches (the sandbox network for test keys); 400 for a malformed Peppol id or an unknown document type',
+    response: {
+      type: 'object', required: ['peppolId', 'documentType', 'registered', 'canReceive', 'documentTypes', 'name', 'country', 'network', 'checkedAt', 'cached'],
+      properties: {
+        peppolId: { type: 'string' }, documentType: { type: 'string' }, registered: { type: 'boolean' }, canReceive: { type: 'boolean' },
+        documentTypes: { type: 'array', items: { type: 'string' } }, name: { type: ['string', 'null'] }, country: { type: ['string', 'null'] },
+        network: { type: 'string' }, checkedAt: { type: 'string', format: 'date-time' }, cached: { type: 'boolean' },
+      },
+    },
+  },
+});
+
+export interface DirectoryListing { peppolId: string; name: string; country: string; documentTypes: string[] }
+export const search = defineAction<{ q?: string; country?: string; limit?: number; cursor?: string }, Page<DirectoryListing>>(SERVICE, 'search', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS, q: { type: 'string', optional: true, max: 200 }, country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ } },
+  http: {
+    method: 'GET', path: '/v1/directory/search', access: 'directory', tag: 'Directory',
+    summary: 'Participants registered through this platform (in the caller\'s mode), by name or Peppol id (`q`) and country, with the document types they receive',
+    response: pageSchema({
+      type: 'object', required: ['peppolId', 'name', 'country', 'documentTypes'],
+      properties: { peppolId: { type: 'string' }, name: { type: 'string' }, country: { type: 'string' }, documentTypes: { type: 'array', items: { type: 'string' } } },
+    }),
+  },
 });

@@ -14,9 +14,9 @@ import { DomainError, specCodeOf, decodeBase64Field } from '../shared/errors.ts'
 import { newId } from '../shared/ids.ts';
 import { compileParamsChecker } from '../shared/params-checker.ts';
 import { validate } from '../validation/validation.contract.ts';
-import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
+import { candidateConnectors, discoverRecipient, registeredManifests } from '../connectors/adapters.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
-import type { CheckResult, ConnectorManifest, Participant } from '../../adapters/sdk/index.ts';
+import type { Participant } from '../../adapters/sdk/index.ts';
 import { rawDeposit, detectFormat, parseRecipient, withJsonLocations, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
@@ -25,7 +25,6 @@ import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor } from './lifecycle-steps.ts';
 import { documentView, recordedFormat } from './document-views.ts';
 import { asDomainError, duplicate, issue, missing, pure, validationFailed } from './document-errors.ts';
-import { candidateConnectors } from './router.ts';
 import { DELIVER_JOB } from './delivery.ts';
 import { checkIssuer } from '../../mappings/canonical/issuer.ts';
 import type { CompanyRef } from '../tenancy/tenancy.contract.ts';
@@ -178,7 +177,7 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
     if (auth.livemode) throw new DomainError('UPSTREAM_UNAVAILABLE', 'No live network connector is configured on this deployment; use a sandbox (test) key or install a live connector', { retryAfter: 60 });
     throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `No connector carries documents of type ${p.type}`, { details: [issue('type', 'routing', `no connector carries ${p.type}`)] });
   }
-  const { manifest, check } = await discover(ctx, candidates, { recipient: participant, documentType: p.type, livemode: auth.livemode });
+  const { manifest, check } = await discoverRecipient(ctx, candidates, { recipient: participant, documentType: p.type, livemode: auth.livemode });
   const shown = participant.peppolId ?? participant.companyId ?? p.to!;
   if (!check.known) {
     throw new DomainError('RECIPIENT_NOT_FOUND', `Recipient ${shown} is not registered on the network`, { details: [issue('to', 'registered', `${shown} is registered nowhere`)] });
@@ -194,19 +193,6 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
   if (check.peppolId && !echo.peppolId) echo.peppolId = check.peppolId;
   if (check.name) echo.name = check.name;
   return { parsed, participant, connectorId: manifest.id, echo, peppolId: check.peppolId ?? echo.peppolId ?? null, name: check.name ?? null, country: participant.country };
-}
-
-/** The first candidate that reaches the recipient (a connector without discovery is taken at its word). */
-async function discover(ctx: Context, candidates: ConnectorManifest[], req: { recipient: Participant; documentType: string; livemode: boolean }): Promise<{ manifest: ConnectorManifest; check: CheckResult }> {
-  let first: { manifest: ConnectorManifest; check: CheckResult } | undefined;
-  for (const manifest of candidates) {
-    const check: CheckResult = manifest.capabilities.discover
-      ? await call(ctx, adapterContracts(manifest.id).check, req)
-      : { known: true, canReceive: true, documentTypes: [...manifest.documentTypes] };
-    if (check.known) return { manifest, check };
-    first ??= { manifest, check };
-  }
-  return first!;
 }
 
 /** Where the issuing party sits in the caller's own format, for the error's `field`. */

@@ -432,6 +432,14 @@ export const findParticipant = defineAction<{ participant: Participant; livemode
   params: { participant: 'object', livemode: 'boolean' },
 });
 
+/**
+ * The participants this platform has registered on the network (companies with an active
+ * registration) in organizations of that mode, by name or Peppol id, oldest first.
+ */
+export const searchParticipants = defineAction<{ query?: string; country?: string; livemode: boolean; limit: number; after?: string }, CompanyRef[]>(SERVICE, 'searchParticipants', {
+  params: { query: { type: 'string', optional: true, max: 200 }, country: { type: 'string', optional: true, length: 2 }, livemode: 'boolean', limit: { type: 'number', integer: true, min: 1, max: 101 }, after: { type: 'string', optional: true, max: 255 } },
+});
+
 /** Several companies at once, by id (unknown ids are left out). */
 export const companiesByIds = defineAction<{ ids: string[] }, CompanyRef[]>(SERVICE, 'companiesByIds', {
   params: { ids: { type: 'array', max: 1000, items: { type: 'string', min: 1, max: 255 } } },

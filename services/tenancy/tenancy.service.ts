@@ -80,6 +80,18 @@ const TenancyService: ServiceSchema = {
       return company ? companyRef(company) : null;
     }),
 
+    searchParticipants: action(contract.searchParticipants, async (ctx) => {
+      const { query, country, livemode, limit, after } = ctx.params;
+      const where: Record<string, unknown> = { organization: { sandbox: !livemode }, status: 'active', registrationStatus: 'active', deletedAt: null, peppolId: { $ne: null } };
+      if (country) where.country = country;
+      if (after) where.id = { $gt: after };
+      if (query?.trim()) {
+        const like = `%${query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        where.$or = [{ name: { $ilike: like } }, { peppolId: { $ilike: like } }];
+      }
+      return (await emOf(ctx).find(Company, where, { orderBy: { id: 'asc' }, limit })).map(companyRef);
+    }),
+
     companiesByIds: action(contract.companiesByIds, async (ctx) => {
       if (!ctx.params.ids.length) return [];
       return (await emOf(ctx).find(Company, { id: { $in: [...new Set(ctx.params.ids)] } })).map(companyRef);

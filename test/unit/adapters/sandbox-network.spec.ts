@@ -4,7 +4,7 @@
 import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
 import { sandboxNetworkConnector as c, SCENARIOS } from '../../../adapters/sandbox-network/sandbox-network.connector.ts';
 import type { DirectoryEntry } from '../../../adapters/sdk/index.ts';
-import { candidateConnectors, pickConnector } from '../../../services/documents/router.ts';
+import { candidateConnectors, pickConnector } from '../../../services/connectors/adapters.contract.ts';
 
 const bob: DirectoryEntry = { organizationId: 'org_b', companyId: 'comp_b', peppolId: '0208:0123456749', name: 'Bob BV', country: 'BE', documentTypes: ['invoice', 'credit-note'] };
 
