@@ -102,3 +102,25 @@ export function parsePeppolId(id: string): { scheme: string; identifier: string 
   if (!m?.[1] || !m[2]) return undefined;
   return { scheme: m[1], identifier: m[2] };
 }
+
+/**
+ * The identifiers one participant goes by (Policy for use of identifiers 4.4 and the French
+ * addressing rules): a Belgian company is registered under 0208 (its enterprise number) and also
+ * found under 9925 (its VAT number); a French one under 0009 with its SIREN, also found under 0002
+ * (SIREN), 9957 (VAT number) and 0225 (the French electronic address: the SIREN, then optionally
+ * `_SIRET`, `_SIRET_ROUTING` or `_SUFFIX`). The input comes first; unknown schemes stand alone.
+ */
+export function participantAliases(peppolId: string): string[] {
+  const parsed = parsePeppolId(peppolId);
+  if (!parsed) return [peppolId];
+  const { scheme, identifier } = parsed;
+  const out = [`${scheme}:${identifier}`];
+  const add = (id: string) => { if (!out.includes(id)) out.push(id); };
+  const upper = identifier.toUpperCase();
+  if (scheme === '9925' && /^BE[01]\d{9}$/.test(upper)) add(`0208:${upper.slice(2)}`);
+  if (scheme === '0208' && /^[01]\d{9}$/.test(identifier)) add(`9925:BE${identifier}`);
+  const siren = scheme === '0225' || scheme === '0002' || scheme === '0009' ? /^(\d{9})/.exec(identifier)?.[1]
+    : scheme === '9957' ? /^FR[0-9A-Z]{2}(\d{9})$/.exec(upper)?.[1] : undefined;
+  if (siren) for (const s of ['0009', '0002', '0225']) add(`${s}:${siren}`);
+  return out;
+}

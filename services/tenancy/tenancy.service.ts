@@ -13,6 +13,7 @@ import { Company } from './company.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { generateKey, hashKey } from './api-key-secrets.ts';
 import { apiKeyView, companyView, slugify } from './views.ts';
+import { participantAliases } from '../../mappings/identifiers/peppol-id.ts';
 import * as contract from './tenancy.contract.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createCompany, registerCompany, deleteCompany, verifyPending, publishRegistrations, companyNotFound } from './companies.ts';
@@ -74,7 +75,7 @@ const TenancyService: ServiceSchema = {
       else if (participant.addressingIdentifier) {
         const siren = participant.addressingIdentifier.slice(0, 9);
         where.$or = [{ registrationNumber: { $in: [participant.addressingIdentifier, siren] } }, { siret: participant.addressingIdentifier }, { peppolId: `0009:${siren}` }];
-      } else if (participant.peppolId) where.peppolId = participant.peppolId;
+      } else if (participant.peppolId) where.peppolId = { $in: participantAliases(participant.peppolId) };
       else return null;
       const company = await emOf(ctx).findOne(Company, where);
       return company ? companyRef(company) : null;

@@ -75,3 +75,22 @@ describe('GET /v1/directory/search', () => {
     expectEnvelope(await api(t.baseUrl, 'GET', '/v1/directory/search?country=germany', { key: a.apiKey }), 400, 'INVALID_REQUEST');
   });
 });
+
+describe('one participant, several identifiers', () => {
+  it('a Belgian company (0208) is found under its VAT number (9925) too, and documents sent that way reach it', async () => {
+    const vat = `BE${b.company.peppolId.slice(5)}`;
+    expect((await verify(`9925:${vat}`, 'INVOICE')).body).toMatchObject({ registered: true, canReceive: true, name: 'dir-b Sandbox BV' });
+    const sent = await api(t.baseUrl, 'POST', '/v1/documents/send', {
+      key: a.apiKey, body: { type: 'purchase-order', format: 'json', to: `9925:${vat}`, document: { number: `PO-9925-${Date.now()}`, issueDate: '2026-03-01' } },
+    });
+    expect(sent.status).toBe(201);
+    // The echo keeps the caller's words; the copy lands in b's inbox.
+    expect(sent.body.to).toMatchObject({ peppolId: `9925:${vat}` });
+    let inbox: Array<{ number: string }> = [];
+    for (let i = 0; i < 100 && !inbox.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      inbox = (await api(t.baseUrl, 'POST', '/v1/documents/search', { key: b.apiKey, body: { filters: { number: sent.body.number, direction: 'incoming' } } })).body.data;
+    }
+    expect(inbox).toHaveLength(1);
+  });
+});
