@@ -11,6 +11,7 @@ import HealthService from './health/health.service.ts';
 import ValidationService from './validation/validation.service.ts';
 import DocumentsService from './documents/documents.service.ts';
 import DirectoryService from './directory/directory.service.ts';
+import PartnersService from './partners/partners.service.ts';
 import RequestsService from './requests/requests.service.ts';
 import IdempotencyService from './idempotency/idempotency.service.ts';
 import LimitsService from './limits/limits.service.ts';
@@ -39,6 +40,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   documents: { schema: DocumentsService, database: true },
   // Who is reachable: participant lookup for the connectors (SMP/SML discovery plugs in here).
   directory: { schema: DirectoryService, database: false },
+  // An organization's counterparties, matched against the directory.
+  partners: { schema: PartnersService, database: true },
   requests: { schema: RequestsService, database: true },
   idempotency: { schema: IdempotencyService, database: true },
   limits: { schema: LimitsService, database: true },

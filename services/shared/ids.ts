@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   signingKey: 'sig',
   file: 'file',
   note: 'note',
+  partner: 'ptn',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

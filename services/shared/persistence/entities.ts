@@ -16,5 +16,6 @@ import { Integration } from '../../identity/integration.entity.ts';
 import { SigningKey } from '../../identity/signing-key.entity.ts';
 import { IssuedToken } from '../../identity/issued-token.entity.ts';
 import { Document } from '../../documents/document.entity.ts';
+import { Partner } from '../../partners/partner.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document, Partner];
