@@ -12,6 +12,7 @@ import ValidationService from './validation/validation.service.ts';
 import DocumentsService from './documents/documents.service.ts';
 import DirectoryService from './directory/directory.service.ts';
 import PartnersService from './partners/partners.service.ts';
+import SmpService from './smp/smp.service.ts';
 import RequestsService from './requests/requests.service.ts';
 import IdempotencyService from './idempotency/idempotency.service.ts';
 import LimitsService from './limits/limits.service.ts';
@@ -42,6 +43,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   directory: { schema: DirectoryService, database: false },
   // An organization's counterparties, matched against the directory.
   partners: { schema: PartnersService, database: true },
+  // This deployment's SMP: the read interface the network looks registered companies up in.
+  smp: { schema: SmpService, database: false },
   requests: { schema: RequestsService, database: true },
   idempotency: { schema: IdempotencyService, database: true },
   limits: { schema: LimitsService, database: true },

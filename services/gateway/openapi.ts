@@ -102,6 +102,7 @@ const TAGS: Record<string, string> = {
   Sandbox: 'Test organizations, the virtual clock and the rate-limit switch of the sandbox',
   Health: 'Liveness, readiness and upstream contracts of this deployment',
   Meta: 'The API description and its error catalogue',
+  SMP: 'This deployment\'s SMP (Peppol SMP 1.x read interface): the participants registered through it, read by the network',
   Partners: 'An organization\'s counterparties, matched against the directory, and the documents exchanged with each',
   Directory: 'Who can receive what: participants of the networks this deployment reaches, and those it registered',
 };

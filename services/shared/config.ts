@@ -94,6 +94,8 @@ export interface AppConfig {
   requestLogRetentionDays: number;
   /** Years a removed company's documents stay readable where its country sets no period of its own (Italy 10, France 6). */
   documentRetentionYears: number;
+  /** This deployment's SMP (services/smp): which registrations it publishes and what it signs with. */
+  smp: { mode: 'live' | 'test'; keyFile: string | undefined; certificateFile: string | undefined; apCertificateFile: string | undefined };
   /** Lease of an Idempotency-Key claim, renewed while its request runs; a crashed holder's claim lapses after it. */
   idempotencyClaimMs: number;
   /** JWT verification: an external identity provider (optional) and our built-in issuer. */
@@ -228,6 +230,12 @@ export function loadConfig(): AppConfig {
     requestLogFlushMs: int('EINV_REQUEST_LOG_FLUSH_MS', 200),
     requestLogRetentionDays: int('EINV_REQUEST_LOG_RETENTION_DAYS', 90),
     documentRetentionYears: Math.max(1, int('EINV_RETENTION_YEARS', 10)),
+    smp: {
+      mode: str('EINV_SMP_MODE') === 'test' ? 'test' : 'live',
+      keyFile: str('EINV_SMP_KEY_FILE'),
+      certificateFile: str('EINV_SMP_CERTIFICATE_FILE'),
+      apCertificateFile: str('EINV_AP_CERTIFICATE_FILE'),
+    },
     idempotencyClaimMs: int('EINV_IDEMPOTENCY_CLAIM_MS', 15_000),
     jwt: {
       jwksUrl: requiredTogether('EINV_JWT_JWKS_URL', 'EINV_JWT_ISSUER'),

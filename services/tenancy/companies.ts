@@ -165,9 +165,9 @@ export async function verifyPending(this: Service, jobs: ClaimedJob[], em: Entit
 
 /**
  * Job `company.publish`: makes a registration visible on the network. Sandbox companies are
- * published by the sandbox network itself (its directory is this platform), so they are live at
- * once. Live companies need this platform's SMP (not built yet): their registration stays active
- * and unpublished, and the job says so in the log.
+ * published by the sandbox network itself (its directory is this platform); live ones by this
+ * deployment's SMP (services/smp) when it publishes live registrations (EINV_SMP_MODE=live). The
+ * SML registration that points the network's DNS at our SMP is not built yet.
  */
 export async function publishRegistrations(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
   let published = false;
@@ -176,12 +176,12 @@ export async function publishRegistrations(this: Service, jobs: ClaimedJob[], em
       const company = await tx.findOne(Company, { id: job.ref, deletedAt: null, registrationStatus: 'active' }, { populate: ['organization'] });
       const org = company?.organization.getEntity() as Organization | undefined;
       if (company && org && !company.smpRegistered) {
-        if (org.sandbox) {
+        if (org.sandbox || loadConfig().smp.mode === 'live') {
           company.smpRegistered = true;
-          await recordEvent(tx, { organizationId: org.id, companyId: company.id, type: 'company.smp_registered', livemode: false, data: { companyId: company.id, peppolId: company.peppolId } });
+          await recordEvent(tx, { organizationId: org.id, companyId: company.id, type: 'company.smp_registered', livemode: !org.sandbox, data: { companyId: company.id, peppolId: company.peppolId } });
           published = true;
         } else {
-          this.logger.warn(`company ${company.id}: registered, but no SMP publisher is configured for live companies; it stays unpublished`);
+          this.logger.warn(`company ${company.id}: registered, but this deployment's SMP publishes sandbox registrations only (EINV_SMP_MODE=test); it stays unpublished`);
         }
       }
       await completeJobs(tx, [job.id]);

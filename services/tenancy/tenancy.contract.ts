@@ -440,6 +440,11 @@ export const searchParticipants = defineAction<{ query?: string; country?: strin
   params: { query: { type: 'string', optional: true, max: 200 }, country: { type: 'string', optional: true, length: 2 }, livemode: 'boolean', limit: { type: 'number', integer: true, min: 1, max: 101 }, after: { type: 'string', optional: true, max: 255 } },
 });
 
+/** The company registered on the network under this participant id (any case), in organizations of that mode, or null. */
+export const registeredParticipant = defineAction<{ peppolId: string; livemode: boolean }, CompanyRef | null>(SERVICE, 'registeredParticipant', {
+  params: { peppolId: { type: 'string', min: 3, max: 160 }, livemode: 'boolean' },
+});
+
 /** Several companies at once, by id (unknown ids are left out). */
 export const companiesByIds = defineAction<{ ids: string[] }, CompanyRef[]>(SERVICE, 'companiesByIds', {
   params: { ids: { type: 'array', max: 1000, items: { type: 'string', min: 1, max: 255 } } },

@@ -81,6 +81,14 @@ const TenancyService: ServiceSchema = {
       return company ? companyRef(company) : null;
     }),
 
+    registeredParticipant: action(contract.registeredParticipant, async (ctx) => {
+      const company = await emOf(ctx).findOne(Company, {
+        peppolId: { $ilike: ctx.params.peppolId.replace(/[\\%_]/g, (c) => `\\${c}`) },
+        organization: { sandbox: !ctx.params.livemode }, status: 'active', registrationStatus: 'active', deletedAt: null,
+      });
+      return company ? companyRef(company) : null;
+    }),
+
     searchParticipants: action(contract.searchParticipants, async (ctx) => {
       const { query, country, livemode, limit, after } = ctx.params;
       const where: Record<string, unknown> = { organization: { sandbox: !livemode }, status: 'active', registrationStatus: 'active', deletedAt: null, peppolId: { $ne: null } };

@@ -1,0 +1,81 @@
+/**
+ * The SMP 1.x read interface's documents (Peppol SMP 1.4, busdox namespaces): the service group of
+ * a participant and its signed service metadata per document type, signed the way the
+ * specification says (enveloped XMLDSig over the whole document, RSA-SHA256, SHA-256 digest,
+ * inclusive C14N 1.0, KeyInfo with the subject name and certificate). Built with xmlbuilder2,
+ * signed with xml-crypto. Pure apart from the key it is given.
+ */
+import { create } from 'xmlbuilder2';
+import { SignedXml } from 'xml-crypto';
+import type { SmpKeys } from './smp-keys.ts';
+
+const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
+const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
+const WSA_NS = 'http://www.w3.org/2005/08/addressing';
+const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
+
+export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
+export const DOCUMENT_SCHEME = 'busdox-docid-qns';
+export const BILLING_PROCESS = { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' } as const;
+export const AS4_TRANSPORT_PROFILE = 'peppol-transport-as4-v2_0';
+
+/** Peppol BIS Billing 3.0 document types a registered company receives. */
+export const BILLING_DOCUMENT_TYPES = [
+  'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+  'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+] as const;
+
+/** `{smp}/{pid}/services/{docid}`: both identifiers with their scheme, percent-encoded. */
+export function serviceMetadataUrl(smpBaseUrl: string, participantId: string, documentTypeId: string): string {
+  return `${smpBaseUrl}/${encodeURIComponent(`${PARTICIPANT_SCHEME}::${participantId}`)}/services/${encodeURIComponent(`${DOCUMENT_SCHEME}::${documentTypeId}`)}`;
+}
+
+export function serviceGroupXml(smpBaseUrl: string, participantId: string): string {
+  const doc = create({ version: '1.0', encoding: 'UTF-8' })
+    .ele(SMP_NS, 'smp:ServiceGroup').att('xmlns:id', IDS_NS);
+  doc.ele(IDS_NS, 'id:ParticipantIdentifier').att('scheme', PARTICIPANT_SCHEME).txt(participantId);
+  const refs = doc.ele(SMP_NS, 'smp:ServiceMetadataReferenceCollection');
+  for (const type of BILLING_DOCUMENT_TYPES) refs.ele(SMP_NS, 'smp:ServiceMetadataReference').att('href', serviceMetadataUrl(smpBaseUrl, participantId, type));
+  return doc.end({ prettyPrint: false });
+}
+
+export interface EndpointFacts {
+  /** The access point's AS4 URL. */
+  address: string;
+  serviceDescription: string;
+  technicalContactUrl: string;
+}
+
+export function signedServiceMetadataXml(participantId: string, documentTypeId: string, endpoint: EndpointFacts, keys: SmpKeys): string {
+  const root = create({ version: '1.0', encoding: 'UTF-8' })
+    .ele(SMP_NS, 'smp:SignedServiceMetadata').att('xmlns:id', IDS_NS).att('xmlns:wsa', WSA_NS);
+  const info = root.ele(SMP_NS, 'smp:ServiceMetadata').ele(SMP_NS, 'smp:ServiceInformation');
+  info.ele(IDS_NS, 'id:ParticipantIdentifier').att('scheme', PARTICIPANT_SCHEME).txt(participantId);
+  info.ele(IDS_NS, 'id:DocumentIdentifier').att('scheme', DOCUMENT_SCHEME).txt(documentTypeId);
+  const process = info.ele(SMP_NS, 'smp:ProcessList').ele(SMP_NS, 'smp:Process');
+  process.ele(IDS_NS, 'id:ProcessIdentifier').att('scheme', BILLING_PROCESS.scheme).txt(BILLING_PROCESS.value);
+  const ep = process.ele(SMP_NS, 'smp:ServiceEndpointList').ele(SMP_NS, 'smp:Endpoint').att('transportProfile', AS4_TRANSPORT_PROFILE);
+  ep.ele(WSA_NS, 'wsa:EndpointReference').ele(WSA_NS, 'wsa:Address').txt(endpoint.address);
+  ep.ele(SMP_NS, 'smp:RequireBusinessLevelSignature').txt('false');
+  ep.ele(SMP_NS, 'smp:Certificate').txt(keys.apCertificateDer);
+  ep.ele(SMP_NS, 'smp:ServiceDescription').txt(endpoint.serviceDescription);
+  ep.ele(SMP_NS, 'smp:TechnicalContactUrl').txt(endpoint.technicalContactUrl);
+  const unsigned = root.end({ prettyPrint: false });
+
+  const cert = keys.certificatePem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
+  const sig = new SignedXml({
+    privateKey: keys.privateKeyPem,
+    publicCert: keys.certificatePem,
+    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    canonicalizationAlgorithm: C14N,
+    getKeyInfoContent: (args) => {
+      const p = args?.prefix ? `${args.prefix}:` : '';
+      return `<${p}X509Data><${p}X509SubjectName>${escapeXml(keys.subjectName)}</${p}X509SubjectName><${p}X509Certificate>${cert}</${p}X509Certificate></${p}X509Data>`;
+    },
+  });
+  sig.addReference({ xpath: '/*', transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', C14N], digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', isEmptyUri: true });
+  sig.computeSignature(unsigned, { prefix: 'ds', location: { reference: '/*', action: 'append' } });
+  return sig.getSignedXml();
+}
+
+const escapeXml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
