@@ -136,6 +136,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         mappingPolicy: 'restrict',
         autoAliases: false,
         aliases: aliasesFor(HTTP_CONTRACTS),
+        // A client's request runs its action once: a timed-out call is answered 504 (the client
+        // retries with its Idempotency-Key), never re-run behind its back while the first may still land.
+        callOptions: { retries: 0, timeout: config.requestTimeoutMs },
         // Our own reader replaces moleculer-web's parsers: it caps decompressed bytes (gzip bombs).
         bodyParsers: false,
         authentication: true,
@@ -189,6 +192,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   },
 
   actions: {
+    // An HTTP request is one attempt: when a call inside it times out, that call's own retries have
+    // run; re-running the whole request (a send, a payment) would do its work twice.
+    rest: { retryPolicy: { enabled: false } },
     openapi: implement(openapi, async function (this: { openapiDocument: Record<string, unknown> }) {
       return this.openapiDocument;
     }),

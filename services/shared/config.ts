@@ -76,6 +76,8 @@ export interface AppConfig {
   maxBodyBytes: number;
   /** How long an idle HTTP keep-alive connection stays open, in ms. */
   keepAliveMs: number;
+  /** How long the gateway waits for a request's action (a large document's send included) before 504 UPSTREAM_TIMEOUT, in ms. */
+  requestTimeoutMs: number;
   /** Sandbox bootstrap calls allowed per client IP per hour. */
   bootstrapPerIpPerHour: number;
   /** Lifetime of a bootstrap sandbox key, in days. */
@@ -221,6 +223,7 @@ export function loadConfig(): AppConfig {
     maxJsonBytes: int('EINV_MAX_JSON_BYTES', 1024 * 1024),
     maxBodyBytes: int('EINV_MAX_BODY_BYTES', 25 * 1024 * 1024),
     keepAliveMs: int('EINV_HTTP_KEEP_ALIVE_MS', 65_000),
+    requestTimeoutMs: Math.max(100, int('EINV_REQUEST_TIMEOUT_MS', 60_000)),
     bootstrapPerIpPerHour: int('EINV_BOOTSTRAP_PER_IP_PER_HOUR', 10),
     sandboxKeyDays: int('EINV_SANDBOX_KEY_DAYS', 30),
     rateLimitOverrides: planOverrides('EINV_RATE_LIMITS'),
