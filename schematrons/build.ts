@@ -14,6 +14,7 @@ import { join, basename, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { compileSchematron, COMPILER_VERSION } from './compiler/schematron-to-xslt.ts';
+import { compileSchematronToJs } from './compiler/schematron-to-js.ts';
 import { CACHE_DIR, MANIFEST_PATH, SCHEMATRONS_DIR, discoverPacks, type CacheManifest, type CompiledPackFile, type Syntax } from './packs.ts';
 
 const require = createRequire(import.meta.url);
@@ -26,7 +27,8 @@ export interface BuildOptions { force?: boolean; log?: (msg: string) => void }
 
 export function buildPacks(opts: BuildOptions = {}): CacheManifest {
   const log = opts.log ?? ((m: string) => process.stdout.write(`${m}\n`));
-  const compilerSrc = readFileSync(join(SCHEMATRONS_DIR, 'compiler', 'schematron-to-xslt.ts'), 'utf8');
+  const compilerSrc = ['schematron-to-xslt.ts', 'schematron-to-js.ts', 'xpath.ts']
+    .map((f) => readFileSync(join(SCHEMATRONS_DIR, 'compiler', f), 'utf8')).join('\0');
   const packs = discoverPacks();
   const files: CompiledPackFile[] = [];
   let built = 0;
@@ -41,9 +43,10 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
       const stem = `${basename(file, '.sch')}.${hash}`;
       const sefPath = join(outDir, `${stem}.sef.json`);
       const metaPath = join(outDir, `${stem}.meta.json`);
-      keep.add(sefPath); keep.add(metaPath); keep.add(join(outDir, `${stem}.xsl`));
-      let meta: { ruleIds: string[]; checks: number };
-      if (!opts.force && existsSync(sefPath) && existsSync(metaPath)) {
+      const jsPath = join(outDir, `${stem}.rules.mjs`);
+      keep.add(sefPath); keep.add(metaPath); keep.add(join(outDir, `${stem}.xsl`)); keep.add(jsPath);
+      let meta: { ruleIds: string[]; checks: number; compiledChecks: number; fallbackChecks: number };
+      if (!opts.force && existsSync(sefPath) && existsSync(metaPath) && existsSync(jsPath)) {
         meta = JSON.parse(readFileSync(metaPath, 'utf8')) as typeof meta;
       } else {
         const t0 = performance.now();
@@ -61,16 +64,22 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
           throw new Error(`xslt3 failed on ${xslPath}:\n${err.stderr?.toString() ?? ''}${err.stdout?.toString() ?? ''}`);
         }
         renameSync(tmp, sefPath);
-        meta = { ruleIds: res.ruleIds, checks: res.checks };
+        // the same parsed pack as JavaScript; checks outside the compiled XPath subset stay on saxon-js
+        const js = compileSchematronToJs(res.model, relative(SCHEMATRONS_DIR, srcPath));
+        writeFileSync(`${jsPath}.tmp-${process.pid}`, js.source);
+        renameSync(`${jsPath}.tmp-${process.pid}`, jsPath);
+        meta = { ruleIds: res.ruleIds, checks: res.checks, compiledChecks: js.compiled, fallbackChecks: js.fallback };
         writeFileSync(`${metaPath}.tmp-${process.pid}`, JSON.stringify(meta));
         renameSync(`${metaPath}.tmp-${process.pid}`, metaPath);
         built++;
         log(`compiled ${pack.id}/${pack.version}/${file}: ${res.patterns} patterns, ${res.rules} rules, ${res.checks} checks, ` +
           `${res.ruleIds.length} rule ids in ${Math.round(performance.now() - t0)} ms`);
       }
+      log(`  ${pack.id}/${file}: ${meta.compiledChecks} checks compiled to JavaScript, ${meta.fallbackChecks} on saxon-js (fallback)`);
       files.push({
         pack: pack.id, version: pack.version, syntax, title: pack.title, select: pack.select, order: pack.order ?? 100,
         sef: relative(CACHE_DIR, sefPath), hash, ruleIds: meta.ruleIds, checks: meta.checks,
+        js: relative(CACHE_DIR, jsPath), compiledChecks: meta.compiledChecks, fallbackChecks: meta.fallbackChecks,
       });
     }
   }

@@ -79,6 +79,11 @@ export interface CompiledPackFile {
   hash: string;
   ruleIds: string[];
   checks: number;
+  /** generated JavaScript rule module path relative to CACHE_DIR (absent: saxon-js only) */
+  js?: string;
+  /** checks compiled to JavaScript / left to saxon-js */
+  compiledChecks?: number;
+  fallbackChecks?: number;
 }
 
 export interface CacheManifest {

@@ -7,6 +7,9 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { rt } from './compiled/runtime.ts';
+import type { CompiledPackModule } from './compiled/run.ts';
 import { CACHE_DIR, MANIFEST_PATH, type CacheManifest, type CompiledPackFile, type Syntax } from '../../../schematrons/packs.ts';
 
 export interface SelectionContext {
@@ -21,9 +24,12 @@ export interface LoadedPack extends CompiledPackFile {
   key: string;
 }
 
+const require = createRequire(import.meta.url);
+
 export class PackRegistry {
   readonly files: CompiledPackFile[];
   private readonly loaded = new Map<string, LoadedPack>();
+  private readonly compiled = new Map<string, CompiledPackModule | null>();
 
   constructor(manifest: CacheManifest) {
     this.files = [...manifest.files].sort((a, b) => a.order - b.order || a.pack.localeCompare(b.pack));
@@ -78,5 +84,17 @@ export class PackRegistry {
       this.loaded.set(key, l);
     }
     return l;
+  }
+
+  /** The pack's generated JavaScript rules (null when the build made none): loaded once per process. */
+  loadCompiled(f: CompiledPackFile): CompiledPackModule | null {
+    const key = `${f.pack}@${f.version}/${f.syntax}`;
+    let m = this.compiled.get(key);
+    if (m === undefined) {
+      const path = f.js ? join(CACHE_DIR, f.js) : null;
+      m = path && existsSync(path) ? (require(path) as { build(r: typeof rt): CompiledPackModule }).build(rt) : null;
+      this.compiled.set(key, m);
+    }
+    return m;
   }
 }
