@@ -23,6 +23,20 @@ function xslt3Cli(): string {
   return require.resolve('xslt3/xslt3.js');
 }
 
+/** XSLT 3.0 source → SEF (written atomically: readers never see half a file). */
+function xslt3(xslPath: string, sefPath: string): void {
+  const tmp = `${sefPath}.tmp-${process.pid}`;
+  try {
+    execFileSync(process.execPath, [xslt3Cli(), `-xsl:${xslPath}`, `-export:${tmp}`, '-nogo', '-relocate:on'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    const err = e as { stderr?: Buffer; stdout?: Buffer };
+    throw new Error(`xslt3 failed on ${xslPath}:\n${err.stderr?.toString() ?? ''}${err.stdout?.toString() ?? ''}`);
+  }
+  renameSync(tmp, sefPath);
+}
+
 export interface BuildOptions { force?: boolean; log?: (msg: string) => void }
 
 export function buildPacks(opts: BuildOptions = {}): CacheManifest {
@@ -44,9 +58,11 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
       const sefPath = join(outDir, `${stem}.sef.json`);
       const metaPath = join(outDir, `${stem}.meta.json`);
       const jsPath = join(outDir, `${stem}.rules.mjs`);
+      const fallbackSefPath = join(outDir, `${stem}.fallback.sef.json`);
       keep.add(sefPath); keep.add(metaPath); keep.add(join(outDir, `${stem}.xsl`)); keep.add(jsPath);
+      keep.add(fallbackSefPath); keep.add(join(outDir, `${stem}.fallback.xsl`));
       let meta: { ruleIds: string[]; checks: number; compiledChecks: number; fallbackChecks: number };
-      if (!opts.force && existsSync(sefPath) && existsSync(metaPath) && existsSync(jsPath)) {
+      if (!opts.force && existsSync(sefPath) && existsSync(metaPath) && existsSync(jsPath) && existsSync(fallbackSefPath)) {
         meta = JSON.parse(readFileSync(metaPath, 'utf8')) as typeof meta;
       } else {
         const t0 = performance.now();
@@ -54,18 +70,13 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
         const res = compileSchematron(src, relative(SCHEMATRONS_DIR, srcPath));
         const xslPath = join(outDir, `${stem}.xsl`);
         writeFileSync(xslPath, res.xslt);
-        const tmp = `${sefPath}.tmp-${process.pid}`;
-        try {
-          execFileSync(process.execPath, [xslt3Cli(), `-xsl:${xslPath}`, `-export:${tmp}`, '-nogo', '-relocate:on'], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-        } catch (e) {
-          const err = e as { stderr?: Buffer; stdout?: Buffer };
-          throw new Error(`xslt3 failed on ${xslPath}:\n${err.stderr?.toString() ?? ''}${err.stdout?.toString() ?? ''}`);
-        }
-        renameSync(tmp, sefPath);
-        // the same parsed pack as JavaScript; checks outside the compiled XPath subset stay on saxon-js
+        xslt3(xslPath, sefPath);
+        // the same parsed pack as JavaScript; checks outside the compiled XPath subset stay on saxon-js,
+        // in a stylesheet of their own (the same rules, only those checks)
         const js = compileSchematronToJs(res.model, relative(SCHEMATRONS_DIR, srcPath));
+        const fbXsl = join(outDir, `${stem}.fallback.xsl`);
+        writeFileSync(fbXsl, compileSchematron(src, relative(SCHEMATRONS_DIR, srcPath), { onlyChecks: new Set(js.fallbackChecks) }).xslt);
+        xslt3(fbXsl, fallbackSefPath);
         writeFileSync(`${jsPath}.tmp-${process.pid}`, js.source);
         renameSync(`${jsPath}.tmp-${process.pid}`, jsPath);
         meta = { ruleIds: res.ruleIds, checks: res.checks, compiledChecks: js.compiled, fallbackChecks: js.fallback };
@@ -79,7 +90,7 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
       files.push({
         pack: pack.id, version: pack.version, syntax, title: pack.title, select: pack.select, order: pack.order ?? 100,
         sef: relative(CACHE_DIR, sefPath), hash, ruleIds: meta.ruleIds, checks: meta.checks,
-        js: relative(CACHE_DIR, jsPath), compiledChecks: meta.compiledChecks, fallbackChecks: meta.fallbackChecks,
+        js: relative(CACHE_DIR, jsPath), fallbackSef: relative(CACHE_DIR, fallbackSefPath), compiledChecks: meta.compiledChecks, fallbackChecks: meta.fallbackChecks,
       });
     }
   }

@@ -21,6 +21,8 @@ export interface SelectionContext {
 export interface LoadedPack extends CompiledPackFile {
   /** the parsed SEF, handed to SaxonJS as stylesheetInternal (parsed once, reused) */
   stylesheet: unknown;
+  /** the SEF with only the checks the generated JavaScript leaves to saxon-js (null: use stylesheet) */
+  fallbackStylesheet: unknown;
   key: string;
 }
 
@@ -80,7 +82,9 @@ export class PackRegistry {
     let l = this.loaded.get(key);
     if (!l) {
       const stylesheet = JSON.parse(readFileSync(join(CACHE_DIR, f.sef), 'utf8')) as unknown;
-      l = { ...f, stylesheet, key };
+      const fb = f.fallbackSef ? join(CACHE_DIR, f.fallbackSef) : null;
+      const fallbackStylesheet = fb && existsSync(fb) ? JSON.parse(readFileSync(fb, 'utf8')) as unknown : null;
+      l = { ...f, stylesheet, fallbackStylesheet, key };
       this.loaded.set(key, l);
     }
     return l;

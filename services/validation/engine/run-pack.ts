@@ -18,8 +18,9 @@ export function parseForSaxon(text: string): unknown {
 export const ENGINE_ERROR_RULE = 'RULE-EVALUATION-ERROR';
 
 /** The pack's raw findings on saxon-js (throws on an XPath dynamic error). */
-export function runPackRaw(pack: LoadedPack, saxonDoc: unknown): RawFinding[] {
-  const res = SaxonJS.transform({ stylesheetInternal: pack.stylesheet, sourceNode: saxonDoc, destination: 'raw' }, 'sync');
+export function runPackRaw(pack: LoadedPack, saxonDoc: unknown, onlyFallbackChecks = false): RawFinding[] {
+  const stylesheet = onlyFallbackChecks && pack.fallbackStylesheet ? pack.fallbackStylesheet : pack.stylesheet;
+  const res = SaxonJS.transform({ stylesheetInternal: stylesheet, sourceNode: saxonDoc, destination: 'raw' }, 'sync');
   return (res.principalResult ?? []) as RawFinding[];
 }
 

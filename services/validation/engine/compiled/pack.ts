@@ -55,7 +55,7 @@ export function runCompiledPack(pack: LoadedPack, mod: CompiledPackModule, ctx: 
     compiledStats.saxonAssists++;
     let raw;
     try {
-      raw = runPackRaw(pack, ctx.saxonDoc());
+      raw = runPackRaw(pack, ctx.saxonDoc(), true);
     } catch (e) {
       return [engineErrorFinding(source, e)];
     }
