@@ -4,7 +4,8 @@
  * and a per-stage breakdown. Invoices are generated here from the Peppol base example (no data
  * committed).
  *
- *   node bench/validation.bench.ts            (BENCH_QUICK=1 for a short run)
+ *   node bench/validation.bench.ts            (BENCH_QUICK=1 for a short run; BENCH_ENGINES_ONLY=1 for
+ *                                              the compiled-vs-saxon table alone)
  *
  * Writes bench/results/validation-<date>.json.
  */
@@ -18,6 +19,62 @@ import { validateXsd } from '../services/validation/engine/xsd.ts';
 import { parseForSaxon, runPack } from '../services/validation/engine/run-pack.ts';
 import SaxonJS from 'saxon-js';
 import { CACHE_DIR } from '../schematrons/packs.ts';
+import { treeOfParsed } from '../mappings/xml/tree.ts';
+import { indexTree } from '../services/validation/engine/compiled/tree.ts';
+import { runCompiled } from '../services/validation/engine/compiled/run.ts';
+import { runPackRaw } from '../services/validation/engine/run-pack.ts';
+
+const PEPPOL_CID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
+
+/** Where the compiled engine's time goes: tree + index, each pack's generated rules, and the
+ * saxon-js parse + run it still needs for the checks outside the compiled subset. */
+function compiledStages(xml: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  let t = performance.now();
+  const p = parseInput(xml); out.parseLibxml = ms(t);
+  t = performance.now(); const d = indexTree(treeOfParsed(p.doc, p.text)); out.treeAndIndex = ms(t);
+  const reg = getRegistry();
+  const files = reg.select({ syntax: 'ubl', customizationId: PEPPOL_CID });
+  const needSaxon: boolean[] = [];
+  for (const f of files) {
+    const mod = reg.loadCompiled(f)!;
+    t = performance.now(); const r = runCompiled(mod, d); out[`compiled:${f.pack}`] = ms(t);
+    needSaxon.push(r.needSaxon.size > 0);
+  }
+  if (needSaxon.some(Boolean)) {
+    t = performance.now(); const sd = parseForSaxon(p.text); out.saxonParse = ms(t);
+    files.forEach((f, i) => {
+      if (!needSaxon[i]) return;
+      t = performance.now(); runPackRaw(reg.load(f), sd, true); out[`saxonAssist:${f.pack}`] = ms(t);
+    });
+  }
+  for (const k of Object.keys(out)) out[k] = r1(out[k]!);
+  return out;
+}
+
+/** Rules only (no XSD), both engines, p50/p99 at 10 / 100 / 1,000 / 10,000 lines, and the ratio. */
+function engineComparison(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const lines of QUICK ? [10, 100, 1000] : [10, 100, 1000, 10000]) {
+    const x = makeInvoice(lines);
+    const runs = lines <= 10 ? 50 : lines <= 100 ? 30 : lines <= 1000 ? 5 : 2;
+    const row: Record<string, unknown> = { bytes: x.length, runs };
+    for (const engine of ['saxon', 'compiled'] as const) {
+      validate(x, { skipXsd: true, engine });
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) { const t = performance.now(); validate(x, { skipXsd: true, engine }); times.push(ms(t)); }
+      row[engine] = { p50: r1(quantile(times, 0.5)), p99: r1(quantile(times, 0.99)) };
+    }
+    const s = (row.saxon as { p50: number }).p50; const c = (row.compiled as { p50: number }).p50;
+    row.speedupVsSaxon = Math.round((s / c) * 100) / 100;
+    row.compiledStages = compiledStages(x);
+    out[lines] = row;
+    process.stdout.write(`engines, ${lines} lines, rules only: saxon p50 ${s} ms p99 ${(row.saxon as { p99: number }).p99} ms; ` +
+      `compiled p50 ${c} ms p99 ${(row.compiled as { p99: number }).p99} ms; ×${row.speedupVsSaxon as number} vs saxon; ` +
+      `compiled stages ${JSON.stringify(row.compiledStages)}\n`);
+  }
+  return out;
+}
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BASE = join(ROOT, '../shared/corpus/peppol-bis-invoice-3/rules/examples/base-example.xml');
@@ -104,6 +161,9 @@ function main(): void {
     packs: getRegistry().files.filter((f) => f.syntax === 'ubl').map((f) => `${f.pack}@${f.version}`),
   };
   process.stdout.write(`packs + XSD loaded in ${r1(loadMs)} ms: ${(results.packs as string[]).join(', ')}\n`);
+
+  results.engines = engineComparison();
+  if (process.env.BENCH_ENGINES_ONLY === '1') { process.stdout.write(`${JSON.stringify(results.engines)}\n`); return; }
 
   // 100 lines: warm p50 / p99
   const x100 = makeInvoice(100);

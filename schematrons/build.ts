@@ -14,6 +14,7 @@ import { join, basename, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { compileSchematron, COMPILER_VERSION } from './compiler/schematron-to-xslt.ts';
+import { compileSchematronToJs } from './compiler/schematron-to-js.ts';
 import { CACHE_DIR, MANIFEST_PATH, SCHEMATRONS_DIR, discoverPacks, type CacheManifest, type CompiledPackFile, type Syntax } from './packs.ts';
 
 const require = createRequire(import.meta.url);
@@ -22,11 +23,26 @@ function xslt3Cli(): string {
   return require.resolve('xslt3/xslt3.js');
 }
 
+/** XSLT 3.0 source → SEF (written atomically: readers never see half a file). */
+function xslt3(xslPath: string, sefPath: string): void {
+  const tmp = `${sefPath}.tmp-${process.pid}`;
+  try {
+    execFileSync(process.execPath, [xslt3Cli(), `-xsl:${xslPath}`, `-export:${tmp}`, '-nogo', '-relocate:on'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    const err = e as { stderr?: Buffer; stdout?: Buffer };
+    throw new Error(`xslt3 failed on ${xslPath}:\n${err.stderr?.toString() ?? ''}${err.stdout?.toString() ?? ''}`);
+  }
+  renameSync(tmp, sefPath);
+}
+
 export interface BuildOptions { force?: boolean; log?: (msg: string) => void }
 
 export function buildPacks(opts: BuildOptions = {}): CacheManifest {
   const log = opts.log ?? ((m: string) => process.stdout.write(`${m}\n`));
-  const compilerSrc = readFileSync(join(SCHEMATRONS_DIR, 'compiler', 'schematron-to-xslt.ts'), 'utf8');
+  const compilerSrc = ['schematron-to-xslt.ts', 'schematron-to-js.ts', 'xpath.ts']
+    .map((f) => readFileSync(join(SCHEMATRONS_DIR, 'compiler', f), 'utf8')).join('\0');
   const packs = discoverPacks();
   const files: CompiledPackFile[] = [];
   let built = 0;
@@ -41,9 +57,12 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
       const stem = `${basename(file, '.sch')}.${hash}`;
       const sefPath = join(outDir, `${stem}.sef.json`);
       const metaPath = join(outDir, `${stem}.meta.json`);
-      keep.add(sefPath); keep.add(metaPath); keep.add(join(outDir, `${stem}.xsl`));
-      let meta: { ruleIds: string[]; checks: number };
-      if (!opts.force && existsSync(sefPath) && existsSync(metaPath)) {
+      const jsPath = join(outDir, `${stem}.rules.mjs`);
+      const fallbackSefPath = join(outDir, `${stem}.fallback.sef.json`);
+      keep.add(sefPath); keep.add(metaPath); keep.add(join(outDir, `${stem}.xsl`)); keep.add(jsPath);
+      keep.add(fallbackSefPath); keep.add(join(outDir, `${stem}.fallback.xsl`));
+      let meta: { ruleIds: string[]; checks: number; compiledChecks: number; fallbackChecks: number };
+      if (!opts.force && existsSync(sefPath) && existsSync(metaPath) && existsSync(jsPath) && existsSync(fallbackSefPath)) {
         meta = JSON.parse(readFileSync(metaPath, 'utf8')) as typeof meta;
       } else {
         const t0 = performance.now();
@@ -51,26 +70,27 @@ export function buildPacks(opts: BuildOptions = {}): CacheManifest {
         const res = compileSchematron(src, relative(SCHEMATRONS_DIR, srcPath));
         const xslPath = join(outDir, `${stem}.xsl`);
         writeFileSync(xslPath, res.xslt);
-        const tmp = `${sefPath}.tmp-${process.pid}`;
-        try {
-          execFileSync(process.execPath, [xslt3Cli(), `-xsl:${xslPath}`, `-export:${tmp}`, '-nogo', '-relocate:on'], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-        } catch (e) {
-          const err = e as { stderr?: Buffer; stdout?: Buffer };
-          throw new Error(`xslt3 failed on ${xslPath}:\n${err.stderr?.toString() ?? ''}${err.stdout?.toString() ?? ''}`);
-        }
-        renameSync(tmp, sefPath);
-        meta = { ruleIds: res.ruleIds, checks: res.checks };
+        xslt3(xslPath, sefPath);
+        // the same parsed pack as JavaScript; checks outside the compiled XPath subset stay on saxon-js,
+        // in a stylesheet of their own (the same rules, only those checks)
+        const js = compileSchematronToJs(res.model, relative(SCHEMATRONS_DIR, srcPath));
+        const fbXsl = join(outDir, `${stem}.fallback.xsl`);
+        writeFileSync(fbXsl, compileSchematron(src, relative(SCHEMATRONS_DIR, srcPath), { onlyChecks: new Set(js.fallbackChecks) }).xslt);
+        xslt3(fbXsl, fallbackSefPath);
+        writeFileSync(`${jsPath}.tmp-${process.pid}`, js.source);
+        renameSync(`${jsPath}.tmp-${process.pid}`, jsPath);
+        meta = { ruleIds: res.ruleIds, checks: res.checks, compiledChecks: js.compiled, fallbackChecks: js.fallback };
         writeFileSync(`${metaPath}.tmp-${process.pid}`, JSON.stringify(meta));
         renameSync(`${metaPath}.tmp-${process.pid}`, metaPath);
         built++;
         log(`compiled ${pack.id}/${pack.version}/${file}: ${res.patterns} patterns, ${res.rules} rules, ${res.checks} checks, ` +
           `${res.ruleIds.length} rule ids in ${Math.round(performance.now() - t0)} ms`);
       }
+      log(`  ${pack.id}/${file}: ${meta.compiledChecks} checks compiled to JavaScript, ${meta.fallbackChecks} on saxon-js (fallback)`);
       files.push({
         pack: pack.id, version: pack.version, syntax, title: pack.title, select: pack.select, order: pack.order ?? 100,
         sef: relative(CACHE_DIR, sefPath), hash, ruleIds: meta.ruleIds, checks: meta.checks,
+        js: relative(CACHE_DIR, jsPath), fallbackSef: relative(CACHE_DIR, fallbackSefPath), compiledChecks: meta.compiledChecks, fallbackChecks: meta.fallbackChecks,
       });
     }
   }

@@ -79,6 +79,13 @@ export interface CompiledPackFile {
   hash: string;
   ruleIds: string[];
   checks: number;
+  /** generated JavaScript rule module path relative to CACHE_DIR (absent: saxon-js only) */
+  js?: string;
+  /** SEF of the same pack with only the checks left to saxon-js (relative to CACHE_DIR) */
+  fallbackSef?: string;
+  /** checks compiled to JavaScript / left to saxon-js */
+  compiledChecks?: number;
+  fallbackChecks?: number;
 }
 
 export interface CacheManifest {

@@ -192,6 +192,14 @@ export function attr(el: XEl | undefined, name: string): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+/** The tree of a document libxml2 has already parsed (and so judged well-formed) from this text. */
+export function treeOfParsed(doc: import('libxmljs2').Document, text: string): XEl {
+  if (scannable(text)) return scanTree(text);
+  const root = doc.root();
+  if (!root) throw new Error('document has no root element');
+  return convert(root);
+}
+
 /** The same tree built through the libxml2 DOM (the reference the fast scanner is tested against). */
 export function readTreeViaDom(xml: string | Buffer, what?: string): XEl {
   const root = parseXmlHardened(xml, what).root();

@@ -23,7 +23,7 @@ export const XSL_NS = 'http://www.w3.org/1999/XSL/Transform';
 /** Our extension namespace for pack metadata on asserts (einv:bt). */
 export const EINV_NS = 'urn:einvoicing-exchange:schematron';
 /** Bump when the generated XSLT changes shape: part of the cache key. */
-export const COMPILER_VERSION = '4';
+export const COMPILER_VERSION = '5';
 
 /** Fields of each finding map emitted by a compiled pack. */
 export interface CompiledFinding {
@@ -54,8 +54,19 @@ interface RuleDef {
   checks: Check[];
   extendsIds: string[];
 }
-interface Let { name: string; value: string }
-interface Check { kind: 'assert' | 'report'; id: string; flag: string; test: string; message: string; hint: string; bt: string }
+export interface Let { name: string; value: string }
+interface Check { kind: 'assert' | 'report'; id: string; flag: string; test: string; message: string; hint: string; bt: string; parts: MessagePart[]; hintIds: string[] }
+/** Message content as written: text, sch:value-of/@select, sch:name(/@path). */
+export type MessagePart = { text: string } | { valueOf: string } | { name: string };
+
+/** The parsed pack, for the JavaScript compiler (schematron-to-js.ts). Checks are numbered in
+ * document order across the whole schema; the XSLT emits that number with each finding. */
+export interface SchModel {
+  ns: Map<string, string>;
+  globalLets: Let[];
+  patterns: { id: string; rules: { context: string; lets: Let[]; checks: (Check & { index: number })[] }[] }[];
+  diagnostics: Map<string, MessagePart[]>;
+}
 
 const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
@@ -118,6 +129,21 @@ function messageExpr(el: Element, where: string): string {
   return `normalize-space(string-join((${parts.join(', ')}), ''))`;
 }
 
+function messageParts(el: Element): MessagePart[] {
+  const parts: MessagePart[] = [];
+  for (const n of el.childNodes()) {
+    const t = n.type() as string;
+    if (t === 'text' || t === 'cdata') parts.push({ text: (n as unknown as { text(): string }).text() });
+    else if (t === 'element') {
+      const e = n as Element;
+      if (e.name() === 'value-of') parts.push({ valueOf: attr(e, 'select')! });
+      else if (e.name() === 'name') parts.push({ name: attr(e, 'path') ?? '.' });
+      else parts.push(...messageParts(e));
+    }
+  }
+  return parts;
+}
+
 function parseLet(el: Element, where: string): Let {
   const name = attr(el, 'name');
   if (!name) throw new SchematronCompileError(`${where}: sch:let without @name`);
@@ -133,10 +159,11 @@ export interface CompileResult {
   rules: number;
   checks: number;
   ruleIds: string[];
+  model: SchModel;
 }
 
 /** Compile Schematron source text into XSLT 3.0 source text. */
-export function compileSchematron(source: string, fileName = 'schema.sch'): CompileResult {
+export function compileSchematron(source: string, fileName = 'schema.sch', opts: { onlyChecks?: Set<number> } = {}): CompileResult {
   const doc = libxml.parseXml(source, { noent: false, nonet: true, dtdload: false });
   const root = doc.root();
   if (!root || root.name() !== 'schema' || ns(root) !== SCH_NS) {
@@ -149,6 +176,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
   const globalLets: Let[] = [];
   const xslTopLevel: string[] = [];
   const diagnostics = new Map<string, string>();
+  const diagParts = new Map<string, MessagePart[]>();
   const patterns: { id: string; rules: RuleDef[] }[] = [];
   const abstractRules = new Map<string, RuleDef>();
 
@@ -185,6 +213,8 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
             message: messageExpr(c, `${cw} ${id}`),
             hint: attr(c, 'diagnostics') ?? '',
             bt: attrNs(c, EINV_NS, 'bt') ?? '',
+            parts: messageParts(c),
+            hintIds: (attr(c, 'diagnostics') ?? '').split(/\s+/).filter(Boolean),
           });
           break;
         }
@@ -240,6 +270,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
           const id = attr(d, 'id');
           if (d.name() !== 'diagnostic' || !id) throw new SchematronCompileError(`${where}: expected sch:diagnostic with @id`);
           diagnostics.set(id, messageExpr(d, `${where} ${id}`));
+          diagParts.set(id, messageParts(d));
         }
         break;
       case 'title': case 'p': case 'phase': break;
@@ -261,10 +292,13 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
   };
   let nRules = 0; let nChecks = 0;
   const ruleIds = new Set<string>();
+  const checkIndex = new Map<Check, number>();
   for (const p of patterns) for (const r of p.rules) {
     resolve(r, new Set());
     nRules++;
+    r.checks = r.checks.map((ch) => ({ ...ch })); // an abstract rule's checks are numbered per use
     for (const ch of r.checks) {
+      checkIndex.set(ch, nChecks);
       nChecks++;
       ruleIds.add(ch.id);
       if (ch.hint) {
@@ -316,10 +350,12 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
     const o: string[] = [];
     for (const l of r.lets) o.push(`  <xsl:variable name="${esc(l.name)}" select="${esc(l.value)}"/>`);
     for (const ch of r.checks) {
+      // a stylesheet for the JavaScript engine's fallback checks carries only those
+      if (opts.onlyChecks && !opts.onlyChecks.has(checkIndex.get(ch)!)) continue;
       const cond = ch.kind === 'assert' ? `not(${ch.test})` : `(${ch.test})`;
       o.push(`  <xsl:if test="${esc(cond)}">`);
       o.push(`    <xsl:sequence select="${esc(`map{'id': ${strLit(ch.id)}, 'flag': ${strLit(ch.flag)}, 'kind': ${strLit(ch.kind)}, ` +
-        `'location': einv:path(.), 'text': ${ch.message}, 'hint': ${ch.hint}, 'bt': ${strLit(ch.bt)}}`)}"/>`);
+        `'location': einv:path(.), 'check': ${checkIndex.get(ch)}, 'text': ${ch.message}, 'hint': ${ch.hint}, 'bt': ${strLit(ch.bt)}}`)}"/>`);
       o.push('  </xsl:if>');
     }
     return o;
@@ -358,5 +394,9 @@ export function compileSchematron(source: string, fileName = 'schema.sch'): Comp
   <xsl:sequence select="array{$einv:found}"/>
 </xsl:template>`);
   out.push('</xsl:stylesheet>');
-  return { xslt: out.join('\n'), patterns: patterns.length, rules: nRules, checks: nChecks, ruleIds: [...ruleIds].sort() };
+  const model: SchModel = {
+    ns: nsDecls, globalLets, diagnostics: diagParts,
+    patterns: patterns.map((p) => ({ id: p.id, rules: p.rules.map((r) => ({ context: r.context!, lets: r.lets, checks: r.checks.map((ch) => ({ ...ch, index: checkIndex.get(ch)! })) })) })),
+  };
+  return { xslt: out.join('\n'), patterns: patterns.length, rules: nRules, checks: nChecks, ruleIds: [...ruleIds].sort(), model };
 }

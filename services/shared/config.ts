@@ -20,6 +20,12 @@ function str(name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+function ruleEngine(name: string): 'compiled' | 'saxon' {
+  const v = str(name) ?? 'compiled';
+  if (v !== 'compiled' && v !== 'saxon') throw new Error(`${name} must be compiled or saxon, got "${v}"`);
+  return v;
+}
+
 type PlanName = 'free' | 'starter' | 'pro' | 'platform' | 'white_label';
 const PLAN_NAMES: readonly string[] = ['free', 'starter', 'pro', 'platform', 'white_label'];
 
@@ -55,6 +61,8 @@ export interface AppConfig {
   embeddedPostgresPort: number;
   /** Comma-separated service names this process runs; all of them when unset. */
   services: string[] | undefined;
+  /** How Schematron packs run: their generated JavaScript (saxon-js only for the checks outside it) or saxon-js alone. */
+  ruleEngine: 'compiled' | 'saxon';
   /** Outbox dispatcher, scheduler and webhook delivery (services/events, services/webhooks). */
   events: EventsConfig;
   /** Document delivery (services/documents). */
@@ -198,6 +206,7 @@ export function loadConfig(): AppConfig {
     natsUrl: str('NATS_URL'),
     dataDir: str('EINV_DATA_DIR') ?? '.data',
     embeddedPostgresPort: int('EINV_EMBEDDED_PG_PORT', 54329),
+    ruleEngine: ruleEngine('EINV_RULE_ENGINE'),
     services: str('SERVICES')?.split(',').map((s) => s.trim()).filter(Boolean),
     events: {
       schedulerCron: str('EINV_SCHEDULER_CRON') ?? '* * * * * *',

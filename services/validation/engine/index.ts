@@ -13,12 +13,17 @@ import { PackRegistry } from './registry.ts';
 import { parseForSaxon, runPack } from './run-pack.ts';
 import type { ValidateOptions, ValidationFinding, ValidationResult } from './types.ts';
 import type { Syntax } from '../../../schematrons/packs.ts';
+import { loadConfig } from '../../shared/config.ts';
+import { treeOfParsed } from '../../../mappings/xml/tree.ts';
+import { indexTree } from './compiled/tree.ts';
+import { DocumentContext, runCompiledPack } from './compiled/pack.ts';
 
 export type { ValidateOptions, ValidationFinding, ValidationResult, Severity, DocumentSyntax, InputIssue } from './types.ts';
 export { InvalidXmlInputError } from './types.ts';
 export { PackRegistry } from './registry.ts';
 
 let registry: PackRegistry | null = null;
+let defaultEngine: 'compiled' | 'saxon' | undefined;
 
 export function getRegistry(): PackRegistry {
   registry ??= PackRegistry.fromCache();
@@ -29,7 +34,7 @@ export function getRegistry(): PackRegistry {
 export function warmUp(): void {
   preloadSchemas();
   const reg = getRegistry();
-  for (const f of reg.files) reg.load(f);
+  for (const f of reg.files) { reg.load(f); reg.loadCompiled(f); }
 }
 
 export function validate(xml: string | Uint8Array, options: ValidateOptions = {}): ValidationResult {
@@ -48,9 +53,18 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
       ? reg.byIds(options.packs, syntax)
       : reg.select({ syntax, customizationId, ...(options.country ? { country: options.country } : {}) });
     if (selected.length > 0) {
-      const doc = parseForSaxon(input.text);
+      const engine = options.engine ?? (defaultEngine ??= loadConfig().ruleEngine);
+      let saxonDoc: unknown;
+      let ctx: DocumentContext | undefined;
       for (const f of selected) {
-        findings.push(...runPack(reg.load(f), doc));
+        const mod = engine === 'compiled' ? reg.loadCompiled(f) : null;
+        if (mod) {
+          ctx ??= new DocumentContext(input.text, indexTree(treeOfParsed(input.doc, input.text)));
+          findings.push(...runCompiledPack(reg.load(f), mod, ctx));
+        } else {
+          saxonDoc ??= parseForSaxon(input.text);
+          findings.push(...runPack(reg.load(f), saxonDoc));
+        }
         packs.push(`${f.pack}@${f.version}`);
       }
     }

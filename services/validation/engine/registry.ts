@@ -7,6 +7,9 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { rt } from './compiled/runtime.ts';
+import type { CompiledPackModule } from './compiled/run.ts';
 import { CACHE_DIR, MANIFEST_PATH, type CacheManifest, type CompiledPackFile, type Syntax } from '../../../schematrons/packs.ts';
 
 export interface SelectionContext {
@@ -18,12 +21,17 @@ export interface SelectionContext {
 export interface LoadedPack extends CompiledPackFile {
   /** the parsed SEF, handed to SaxonJS as stylesheetInternal (parsed once, reused) */
   stylesheet: unknown;
+  /** the SEF with only the checks the generated JavaScript leaves to saxon-js (null: use stylesheet) */
+  fallbackStylesheet: unknown;
   key: string;
 }
+
+const require = createRequire(import.meta.url);
 
 export class PackRegistry {
   readonly files: CompiledPackFile[];
   private readonly loaded = new Map<string, LoadedPack>();
+  private readonly compiled = new Map<string, CompiledPackModule | null>();
 
   constructor(manifest: CacheManifest) {
     this.files = [...manifest.files].sort((a, b) => a.order - b.order || a.pack.localeCompare(b.pack));
@@ -74,9 +82,23 @@ export class PackRegistry {
     let l = this.loaded.get(key);
     if (!l) {
       const stylesheet = JSON.parse(readFileSync(join(CACHE_DIR, f.sef), 'utf8')) as unknown;
-      l = { ...f, stylesheet, key };
+      const fb = f.fallbackSef ? join(CACHE_DIR, f.fallbackSef) : null;
+      const fallbackStylesheet = fb && existsSync(fb) ? JSON.parse(readFileSync(fb, 'utf8')) as unknown : null;
+      l = { ...f, stylesheet, fallbackStylesheet, key };
       this.loaded.set(key, l);
     }
     return l;
+  }
+
+  /** The pack's generated JavaScript rules (null when the build made none): loaded once per process. */
+  loadCompiled(f: CompiledPackFile): CompiledPackModule | null {
+    const key = `${f.pack}@${f.version}/${f.syntax}`;
+    let m = this.compiled.get(key);
+    if (m === undefined) {
+      const path = f.js ? join(CACHE_DIR, f.js) : null;
+      m = path && existsSync(path) ? (require(path) as { build(r: typeof rt): CompiledPackModule }).build(rt) : null;
+      this.compiled.set(key, m);
+    }
+    return m;
   }
 }

@@ -40,6 +40,8 @@ export interface ValidateOptions {
   skipXsd?: boolean;
   /** run only these packs (ids), instead of the registry's selection; used by the conformance runner */
   packs?: string[];
+  /** rule engine (default: EINV_RULE_ENGINE, compiled) */
+  engine?: 'compiled' | 'saxon';
 }
 
 export interface InputIssue { field: string; rule: string; message: string }
