@@ -46,6 +46,10 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
   const problems = validateManifest(manifest, connector);
   if (problems.length) throw new Error(`connector ${manifest.id}: ${problems.join('; ')}`);
   const c = adapterContracts(manifest.id);
+  // The optional verbs, bound once: a connector may be a class instance whose verbs use `this`.
+  const send = connector.send?.bind(connector);
+  const status = connector.status?.bind(connector);
+  const report = connector.report?.bind(connector);
   let running: RunningHost | undefined;
   const host = () => {
     if (!running) throw new Errors.MoleculerRetryableError(`adapter.${manifest.id} is not started`, 503, 'CONNECTOR_NOT_STARTED');
@@ -62,12 +66,12 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
         try { return await connector.check(ctx.params, host()); } catch (err) { throw transientError(manifest.id, err); }
       }),
       send: implement(c.send, async (ctx) => {
-        if (!connector.send) throw missingVerb(manifest.id, 'send');
-        return rejectedWhenPermanent(manifest.id, () => connector.send!(ctx.params, host()));
+        if (!send) throw missingVerb(manifest.id, 'send');
+        return rejectedWhenPermanent(manifest.id, () => send(ctx.params, host()));
       }),
       status: implement(c.status, async (ctx) => {
-        if (!connector.status) throw missingVerb(manifest.id, 'status');
-        return rejectedWhenPermanent(manifest.id, () => connector.status!(ctx.params, host()));
+        if (!status) throw missingVerb(manifest.id, 'status');
+        return rejectedWhenPermanent(manifest.id, () => status(ctx.params, host()));
       }),
       lookupCompany: implement(c.lookupCompany, async (ctx) => {
         if (!connector.lookupCompany) throw missingVerb(manifest.id, 'registry');
@@ -75,8 +79,8 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
         try { return await connector.lookupCompany(ctx.params, host()); } catch (err) { throw transientError(manifest.id, err); }
       }),
       report: implement(c.report, async (ctx) => {
-        if (!connector.report) throw missingVerb(manifest.id, 'report');
-        return rejectedWhenPermanent(manifest.id, () => connector.report!(ctx.params, host()));
+        if (!report) throw missingVerb(manifest.id, 'report');
+        return rejectedWhenPermanent(manifest.id, () => report(ctx.params, host()));
       }),
       route: implement(c.route, async (ctx): Promise<RouteResponse> => {
         const p = ctx.params;

@@ -12,6 +12,7 @@ import { SearchError, afterCursor, compileFilters, cursorValues, orderBy, parseS
 import { documentView } from './document-views.ts';
 import { pure } from './document-errors.ts';
 import type { DocumentView, ListParams } from './documents.contract.ts';
+import { likeContaining } from '../shared/pg-text.ts';
 
 const LIST_COLUMNS = [
   'id', 'organization_id', 'company_id', 'livemode', 'direction', 'type', 'document_subtype', 'format', 'number', 'issue_date', 'due_date',
@@ -47,7 +48,7 @@ export function buildSearchSql(auth: Pick<Principal, 'organizationId' | 'livemod
   const compiled = compileFilters(input.filters, params);
   if (compiled.sql !== 'true') where += ` and (${compiled.sql})`;
   if (input.query && input.query.trim()) {
-    const like = `%${input.query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = likeContaining(input.query.trim());
     where += ` and ("number" ilike ? escape '\\' or "sender_name" ilike ? escape '\\' or "receiver_name" ilike ? escape '\\')`;
     params.push(like, like, like);
   }

@@ -3,6 +3,7 @@
  * SQL condition (`?` placeholders, values only in the bindings list), plus sort and keyset
  * cursors. Column names come from a fixed field table, never from the request.
  */
+import { likeContaining } from '../shared/pg-text.ts';
 
 export const LEAF_OPERATORS = ['$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$contains', '$notContains', '$in', '$notIn', '$null', '$notNull'] as const;
 export type LeafOperator = (typeof LEAF_OPERATORS)[number];
@@ -98,11 +99,6 @@ function scalar(f: Field, value: unknown, path: string): unknown {
   }
 }
 
-/** `%`, `_` and `\` are literal inside `$contains`. */
-function likePattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 function leaf(name: string, f: Field, op: string, value: unknown, path: string, params: unknown[]): string {
   if (!(LEAF_OPERATORS as readonly string[]).includes(op)) {
     throw new SearchError(path, 'operator', `Unsupported operator '${op}'; accepted operators: ${LEAF_OPERATORS.join(', ')} (combinators ${COMBINATORS.join(', ')})`);
@@ -128,7 +124,7 @@ function leaf(name: string, f: Field, op: string, value: unknown, path: string, 
     case '$notContains': {
       if (f.kind !== 'string') throw new SearchError(path, 'operator', `${op} applies to text fields only`);
       if (typeof value !== 'string') throw new SearchError(path, 'string', `${path} must be a string`);
-      params.push(likePattern(value));
+      params.push(likeContaining(value));
       return op === '$contains' ? `${e} ilike ? escape '\\'` : `(${e} not ilike ? escape '\\' or ${e} is null)`;
     }
     case '$in': return `${e} in (${list()})`;

@@ -59,11 +59,6 @@ export class PrincipalCache {
     for (const [slot, entry] of this.entries) if (entry.principal.apiKeyId === apiKeyId) this.entries.delete(slot);
   }
 
-  /** Drops every entry of one organization (its keys or companies changed wholesale). */
-  dropOrganization(organizationId: string): void {
-    for (const [slot, entry] of this.entries) if (entry.principal.organizationId === organizationId) this.entries.delete(slot);
-  }
-
   get size(): number {
     return this.entries.size;
   }

@@ -9,16 +9,16 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';
-import { DomainError } from '../shared/errors.ts';
+import { DomainError, rethrowAsDomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { lookupParticipant } from '../directory/directory.contract.ts';
 import { search as searchDocuments } from '../documents/documents.contract.ts';
-import { MappingError } from '../../mappings/errors.ts';
 import { parsePeppolId, participantAliases, peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
 import { countryOfVat, sirenOfFrenchVat } from '../../mappings/identifiers/vat.ts';
 import { Partner } from './partner.entity.ts';
 import * as contract from './partners.contract.ts';
+import { likeContaining } from '../shared/pg-text.ts';
 
 const FRENCH_SIREN_SCHEMES = ['0002', '0009', '0225'];
 
@@ -52,8 +52,7 @@ function peppolIdOfVat(vatNumber: string): string {
   try {
     return peppolIdFromVat(vatNumber);
   } catch (err) {
-    if (err instanceof MappingError) throw new DomainError(err.code === 'INVALID_VAT_FORMAT' ? 'INVALID_VAT_FORMAT' : 'INVALID_REQUEST', err.message, { details: err.details });
-    throw err;
+    return rethrowAsDomainError(err);
   }
 }
 
@@ -99,7 +98,7 @@ const PartnersService: ServiceSchema = {
       if (ctx.params.role) where.role = ctx.params.role === 'both' ? 'both' : { $in: [ctx.params.role, 'both'] };
       if (ctx.params.country) where.country = ctx.params.country;
       if (ctx.params.q?.trim()) {
-        const like = `%${ctx.params.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        const like = likeContaining(ctx.params.q.trim());
         where.$or = [{ name: { $ilike: like } }, { vatNumber: { $ilike: like } }, { peppolId: { $ilike: like } }];
       }
       if (page.after) where.id = { $lt: page.after };

@@ -11,6 +11,7 @@ import { organizationProfile } from '../tenancy/tenancy.contract.ts';
 import { planRateLimits } from '../limits/limits.contract.ts';
 import { RequestLogEntry } from './request-log-entry.entity.ts';
 import { prune, ingest, listRequests, summary, timeseries, getRequest, type RequestView, type RequestTrace, type SummaryRow, type TimeseriesRow } from './requests.contract.ts';
+import { likeLiteral } from '../shared/pg-text.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -120,7 +121,7 @@ const RequestsService: ServiceSchema & { pruner?: NodeJS.Timeout } = {
       const page = readPageRequest(p);
       const where: Record<string, unknown> = { organizationId: auth.organizationId };
       if (p.method) where.method = p.method;
-      if (p.path) where.path = { $like: `${p.path.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+      if (p.path) where.path = { $like: `${likeLiteral(p.path)}%` };
       if (p.status !== undefined) where.status = p.status;
       if (p.apiKeyId) where.apiKeyId = p.apiKeyId;
       if (p.userId) where.userId = p.userId;

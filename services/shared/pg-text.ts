@@ -44,3 +44,16 @@ export function storable<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * The text as a literal inside a LIKE / ILIKE pattern (`%`, `_` and `\` escaped with PostgreSQL's
+ * default escape character), so a caller's search never becomes a wildcard.
+ */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A LIKE pattern that finds the text anywhere. */
+export function likeContaining(text: string): string {
+  return `%${likeLiteral(text)}%`;
+}

@@ -6,7 +6,7 @@
  */
 import type { Context, Service } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError } from '../shared/errors.ts';
+import { DomainError, rethrowAsDomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
@@ -14,7 +14,6 @@ import { principalOf } from '../shared/auth.ts';
 import { cancelJobs, completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
 import { recordEvent } from '../../mixins/outbox.mixin.ts';
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
-import { MappingError } from '../../mappings/errors.ts';
 import { peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
 import { countryOfVat } from '../../mappings/identifiers/vat.ts';
 import { API_KEY_REVOKED_EVENT, PUBLISH_COMPANY_JOB, VERIFY_COMPANY_JOB, type ApiKeyRevoked, type CompanyDeletion, type CreateCompanyParams, type RegistrationView } from './tenancy.contract.ts';
@@ -36,8 +35,7 @@ function peppolIdOf(vatNumber: string): string {
   try {
     return peppolIdFromVat(vatNumber);
   } catch (err) {
-    if (err instanceof MappingError) throw new DomainError(err.code === 'INVALID_VAT_FORMAT' ? 'INVALID_VAT_FORMAT' : 'INVALID_REQUEST', err.message, { details: err.details });
-    throw err;
+    return rethrowAsDomainError(err);
   }
 }
 

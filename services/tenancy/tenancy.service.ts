@@ -19,6 +19,7 @@ import { loadConfig } from '../shared/config.ts';
 import { createCompany, registerCompany, deleteCompany, verifyPending, publishRegistrations, companyNotFound } from './companies.ts';
 import { importOne, checkImportItem } from './company-import.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { likeContaining, likeLiteral } from '../shared/pg-text.ts';
 
 const config = loadConfig();
 
@@ -83,7 +84,7 @@ const TenancyService: ServiceSchema = {
 
     registeredParticipant: action(contract.registeredParticipant, async (ctx) => {
       const company = await emOf(ctx).findOne(Company, {
-        peppolId: { $ilike: ctx.params.peppolId.replace(/[\\%_]/g, (c) => `\\${c}`) },
+        peppolId: { $ilike: likeLiteral(ctx.params.peppolId) },
         organization: { sandbox: !ctx.params.livemode }, status: 'active', registrationStatus: 'active', deletedAt: null,
       });
       return company ? companyRef(company) : null;
@@ -95,7 +96,7 @@ const TenancyService: ServiceSchema = {
       if (country) where.country = country;
       if (after) where.id = { $gt: after };
       if (query?.trim()) {
-        const like = `%${query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        const like = likeContaining(query.trim());
         where.$or = [{ name: { $ilike: like } }, { peppolId: { $ilike: like } }];
       }
       return (await emOf(ctx).find(Company, where, { orderBy: { id: 'asc' }, limit })).map(companyRef);
