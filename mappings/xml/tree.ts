@@ -11,6 +11,8 @@ export interface XEl {
   name: string;
   /** Namespace URI, '' when none. */
   ns: string;
+  /** The prefix as written ('' when none): name() in the rules reports the document's own QName. */
+  prefix?: string;
   /** Attributes by local name. */
   attrs: Record<string, string>;
   kids: XEl[];
@@ -28,7 +30,7 @@ function convert(el: Element): XEl {
     if (t === 'element') kids.push(convert(n as Element));
     else if (t === 'text' || t === 'cdata') text += (n as unknown as { text(): string }).text();
   }
-  return { name: el.name(), ns: el.namespace()?.href() ?? '', attrs, kids, text };
+  return { name: el.name(), ns: el.namespace()?.href() ?? '', prefix: el.namespace()?.prefix() ?? '', attrs, kids, text };
 }
 
 /** Shared empties: most elements are leaves without attributes, so they allocate neither. */
@@ -125,7 +127,7 @@ function scanTree(input: string): XEl {
         attrs[c < 0 ? aname : aname.slice(c + 1)] = value;
       }
     }
-    const el: XEl = { name: colon < 0 ? qname : qname.slice(colon + 1), ns: scope[prefix] ?? '', attrs, kids: NO_KIDS, text: '' };
+    const el: XEl = { name: colon < 0 ? qname : qname.slice(colon + 1), ns: scope[prefix] ?? '', prefix, attrs, kids: NO_KIDS, text: '' };
     if (top) {
       if (top.kids === NO_KIDS) top.kids = [el];
       else top.kids.push(el);

@@ -8,8 +8,8 @@
  * A rule whose context is not compiled makes its own checks and those of the later rules of its
  * pattern fallback too (which node a later rule sees depends on the earlier rules' matches).
  */
-import { compileContext, compileExpr, UnsupportedXPath, type CompileEnv } from './xpath.ts';
-import type { MessagePart, SchModel } from './schematron-to-xslt.ts';
+import { ATOMIC_TYPES, compileContext, jsVar, compileExpr, UnsupportedXPath, type CompileEnv } from './xpath.ts';
+import type { MessagePart, SchModel, XslFunction } from './schematron-to-xslt.ts';
 
 export interface JsCompileResult { source: string; compiled: number; fallback: number; fallbackChecks: number[] }
 
@@ -27,14 +27,67 @@ function tryCompile(src: string, env: CompileEnv): string | null {
 function messageFn(parts: MessagePart[], env: CompileEnv): string | null {
   const out: string[] = [];
   for (const p of parts) {
-    if ('text' in p) out.push(J(p.text));
-    else if ('valueOf' in p) {
-      const e = tryCompile((p as { valueOf: string }).valueOf, env);
-      if (e === null) return null;
-      out.push(`rt.joinValues(${e})`);
-    } else return null; // sch:name: the document's own prefixes are not kept in the tree
+    const src = Object.hasOwn(p, 'text') ? null : Object.hasOwn(p, 'valueOf') ? (p as { valueOf: string }).valueOf : `name(${(p as { name: string }).name})`;
+    if (src === null) { out.push(J((p as { text: string }).text)); continue; }
+    const e = tryCompile(src, env);
+    if (e === null) return null;
+    out.push(`rt.joinValues(${e})`);
   }
   return `(c, v) => rt.normalize(${out.length ? out.join(' + ') : '""'})`;
+}
+
+/** `xs:decimal?` → its item type, occurrence and whether it is atomic; null when the runtime cannot convert to it. */
+function sequenceType(as: string): [string, string, boolean] | null {
+  const m = /^(.*?)([?*+]?)$/.exec(as.trim())!;
+  const item = m[1]!.trim();
+  if (item.startsWith('xs:')) return ATOMIC_TYPES.has(item) || item === 'xs:anyAtomicType' ? [item, m[2]!, true] : null;
+  return /^(item|node|element|attribute|document-node)\(\)$/.test(item) ? [item, m[2]!, false] : null;
+}
+
+const conversion = (value: string, t: [string, string, boolean]): string =>
+  t[0] === 'item()' && t[1] === '*' ? value : `rt.convert(${value}, ${J(t[0])}, ${J(t[1])}, ${t[2]})`;
+
+/**
+ * The pack's xsl:functions that are one xsl:sequence over parameters and variables, as JavaScript
+ * functions taking the caller's variables first (global lets are visible in XSLT functions).
+ * Functions calling others are compiled once their callees are; the rest stay on saxon-js.
+ */
+function compileFunctions(fns: XslFunction[], env: CompileEnv, lines: string[]): void {
+  const functions = new Map<string, string>();
+  env.functions = functions;
+  let progress = true;
+  const pending = fns.filter((f) => f.body !== null);
+  while (progress) {
+    progress = false;
+    for (const f of [...pending]) {
+      const key = `${f.name}#${f.params.length}`;
+      const result = sequenceType(f.as);
+      const params = f.params.map((p) => sequenceType(p.as));
+      if (!result || params.some((p) => p === null)) { pending.splice(pending.indexOf(f), 1); continue; }
+      const jsName = `F_${f.name.replace(/[^\w]/g, '_')}_${f.params.length}`;
+      const locals = f.params.map((p) => p.name);
+      // no context item inside a function: a step there is a dynamic error, as in XSLT
+      const body: string[] = ['    const c = undefined, p = 0, z = 0;'];
+      try {
+        f.params.forEach((p, i) => {
+          const conv = conversion(jsVar(p.name), params[i]!);
+          if (conv !== jsVar(p.name)) body.push(`    ${jsVar(p.name)} = ${conv};`);
+        });
+        for (const va of f.body!.vars) {
+          body.push(`    const ${jsVar(va.name)} = ${compileExpr(va.value, { ...env, locals: [...locals] })};`);
+          locals.push(va.name);
+        }
+        body.push(`    return ${conversion(compileExpr(f.body!.select, { ...env, locals: [...locals] }), result)};`);
+      } catch (e) {
+        if (!(e instanceof UnsupportedXPath)) throw e;
+        continue; // perhaps a callee is not compiled yet: tried again on the next round
+      }
+      lines.push(`  function ${jsName}(v, ${f.params.map((p) => jsVar(p.name)).join(', ')}) {`, ...body, '  }');
+      functions.set(key, jsName);
+      pending.splice(pending.indexOf(f), 1);
+      progress = true;
+    }
+  }
 }
 
 export function compileSchematronToJs(model: SchModel, fileName: string): JsCompileResult {
@@ -47,6 +100,7 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
   lines.push(`// Generated from ${fileName} by schematrons/compiler/schematron-to-js.ts. Do not edit.`);
   lines.push('export function build(rt) {');
   lines.push(`  const prefixes = ${J(prefixes)};`);
+  compileFunctions(model.functions, env, lines);
   lines.push('  const globals = [');
   for (const l of model.globalLets) {
     const e = tryCompile(l.value, env);
@@ -72,7 +126,7 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
         for (const ch of r.checks) { fallbackChecks.push(ch.index); uncompiled.push(ch.index); }
         continue;
       }
-      const renv: CompileEnv = { ns: env.ns, vars: new Set(env.vars) };
+      const renv: CompileEnv = { ...env, vars: new Set(env.vars) };
       const lets: string[] = [];
       for (const l of r.lets) {
         const e = tryCompile(l.value, renv);

@@ -43,6 +43,21 @@ export interface CompiledFinding {
   bt: string;
 }
 
+function xslFunction(f: Element): XslFunction {
+  const params: XslFunction['params'] = [];
+  const vars: Let[] = [];
+  let select: string | null = null;
+  let simple = true;
+  for (const c of elementChildren(f)) {
+    const kind = ns(c) === XSL_NS ? c.name() : '';
+    if (kind === 'param' && !vars.length && select === null) params.push({ name: attr(c, 'name') ?? '', as: attr(c, 'as') ?? 'item()*' });
+    else if (kind === 'variable' && select === null && attr(c, 'select') !== null && !attr(c, 'as')) vars.push({ name: attr(c, 'name') ?? '', value: attr(c, 'select')! });
+    else if (kind === 'sequence' && select === null && attr(c, 'select') !== null) select = attr(c, 'select')!;
+    else simple = false;
+  }
+  return { name: attr(f, 'name') ?? '', as: attr(f, 'as') ?? 'item()*', params, body: simple && select !== null ? { vars, select } : null };
+}
+
 export class SchematronCompileError extends Error {
   override name = 'SchematronCompileError';
 }
@@ -61,9 +76,21 @@ export type MessagePart = { text: string } | { valueOf: string } | { name: strin
 
 /** The parsed pack, for the JavaScript compiler (schematron-to-js.ts). Checks are numbered in
  * document order across the whole schema; the XSLT emits that number with each finding. */
+/**
+ * An xsl:function as the JavaScript compiler can take it: parameters, variables and one
+ * xsl:sequence. `body` is null when the function holds anything else (it then stays on saxon-js).
+ */
+export interface XslFunction {
+  name: string;
+  as: string;
+  params: { name: string; as: string }[];
+  body: { vars: Let[]; select: string } | null;
+}
+
 export interface SchModel {
   ns: Map<string, string>;
   globalLets: Let[];
+  functions: XslFunction[];
   patterns: { id: string; rules: { context: string; lets: Let[]; checks: (Check & { index: number })[] }[] }[];
   diagnostics: Map<string, MessagePart[]>;
 }
@@ -175,6 +202,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch', opts:
   const nsDecls = new Map<string, string>();
   const globalLets: Let[] = [];
   const xslTopLevel: string[] = [];
+  const functions: XslFunction[] = [];
   const diagnostics = new Map<string, string>();
   const diagParts = new Map<string, MessagePart[]>();
   const patterns: { id: string; rules: RuleDef[] }[] = [];
@@ -232,6 +260,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch', opts:
         throw new SchematronCompileError(`${where}: only xsl:key and xsl:function are allowed at top level`);
       }
       xslTopLevel.push(c.toString());
+      if (c.name() === 'function') functions.push(xslFunction(c));
       continue;
     }
     if (ns(c) !== SCH_NS) throw new SchematronCompileError(`${where}: foreign element`);
@@ -395,7 +424,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch', opts:
 </xsl:template>`);
   out.push('</xsl:stylesheet>');
   const model: SchModel = {
-    ns: nsDecls, globalLets, diagnostics: diagParts,
+    ns: nsDecls, globalLets, functions, diagnostics: diagParts,
     patterns: patterns.map((p) => ({ id: p.id, rules: p.rules.map((r) => ({ context: r.context!, lets: r.lets, checks: r.checks.map((ch) => ({ ...ch, index: checkIndex.get(ch)! })) })) })),
   };
   return { xslt: out.join('\n'), patterns: patterns.length, rules: nRules, checks: nChecks, ruleIds: [...ruleIds].sort(), model };

@@ -15,7 +15,7 @@ export class UnsupportedXPath extends Error {
 
 type Tok = { t: 'name' | 'str' | 'num' | 'op' | 'var'; v: string };
 
-const OPS = ['//', '::', '!=', '<=', '>=', '..', '/', '[', ']', '(', ')', '@', ',', '=', '<', '>', '|', '+', '-', '*', '.'];
+const OPS = ['//', '::', ':=', ':', '!=', '<=', '>=', '..', '/', '[', ']', '(', ')', '{', '}', '@', ',', '=', '<', '>', '|', '+', '-', '*', '.', '!', '?'];
 
 function tokenize(src: string): Tok[] {
   const out: Tok[] = [];
@@ -81,7 +81,14 @@ export interface CompileEnv {
   ns: Map<string, string>;
   /** variables in scope (lets compiled so far) */
   vars: Set<string>;
+  /** names bound as JavaScript locals around the expression (a compiled xsl:function's params and variables) */
+  locals?: string[];
+  /** compiled xsl:functions by `qname#arity` → the JavaScript function's name */
+  functions?: Map<string, string>;
 }
+
+/** The atomic types `cast as`, `castable as`, `instance of` and constructor functions may name (runtime CASTS). */
+export const ATOMIC_TYPES = new Set(['xs:string', 'xs:untypedAtomic', 'xs:double', 'xs:decimal', 'xs:integer', 'xs:date', 'xs:boolean']);
 
 const FN_ARITY: Record<string, [number, number]> = {
   'not': [1, 1], 'exists': [1, 1], 'empty': [1, 1], 'count': [1, 1], 'string': [0, 1], 'normalize-space': [0, 1],
@@ -89,6 +96,9 @@ const FN_ARITY: Record<string, [number, number]> = {
   'lower-case': [1, 1], 'true': [0, 0], 'false': [0, 0], 'boolean': [1, 1], 'concat': [2, 99], 'substring': [2, 3],
   'substring-before': [2, 2], 'substring-after': [2, 2], 'translate': [3, 3], 'local-name': [0, 1],
   'distinct-values': [1, 1], 'position': [0, 0], 'last': [0, 0], 'string-join': [2, 2], 'number': [0, 1],
+  'sum': [1, 2], 'abs': [1, 1], 'floor': [1, 1], 'ceiling': [1, 1], 'round': [1, 1], 'matches': [2, 3], 'replace': [3, 4],
+  'tokenize': [1, 3], 'string-to-codepoints': [1, 1], 'codepoints-to-string': [1, 1], 'reverse': [1, 1],
+  'format-number': [2, 2], 'name': [0, 1], 'map:merge': [1, 1], 'map:contains': [2, 2],
 };
 
 /** Compile an XPath 2.0 expression to a JS expression source. */
@@ -99,7 +109,8 @@ export function compileExpr(src: string, env: CompileEnv): string {
   const isOp = (v: string, o = 0): boolean => { const t = peek(o); return !!t && t.t === 'op' && t.v === v; };
   const isName = (v: string, o = 0): boolean => { const t = peek(o); return !!t && t.t === 'name' && t.v === v; };
   const expectOp = (v: string): void => { if (!isOp(v)) throw new UnsupportedXPath(`expected ${v} at ${k} in ${src}`); k++; };
-  const locals: string[] = [];
+  const locals: string[] = [...(env.locals ?? [])];
+  const isKw = (v: string): boolean => isName(v) || isOp(v);
 
   const expr = (): string => {
     const parts = [exprSingle()];
@@ -132,6 +143,26 @@ export function compileExpr(src: string, env: CompileEnv): string {
       const body = exprSingle();
       locals.pop();
       return `rt.forEach(${over}, (${jsVar(name)}) => ${body})`;
+    }
+    if (isName('let') && peek(1)?.t === 'var') {
+      const bound: string[] = [];
+      const values: string[] = [];
+      do {
+        k++;
+        const t = peek();
+        if (t?.t !== 'var') throw new UnsupportedXPath('let');
+        k++;
+        expectOp(':=');
+        values.push(exprSingle());
+        locals.push(t.v);
+        bound.push(t.v);
+      } while (isOp(','));
+      if (!isKw('return')) throw new UnsupportedXPath('expected return');
+      k++;
+      const body = exprSingle();
+      for (let i = 0; i < bound.length; i++) locals.pop();
+      // each binding sees the ones before it: nested arrow functions called at once
+      return bound.reduceRight((inner, name, i) => `((${jsVar(name)}) => ${inner})(${values[i]})`, body);
     }
     if (isName('if') && isOp('(', 1)) {
       k += 2;
@@ -167,7 +198,7 @@ export function compileExpr(src: string, env: CompileEnv): string {
   };
   const rangeExpr = (): string => {
     const a = addExpr();
-    if (isOp('to')) throw new UnsupportedXPath('range');
+    if (isOp('to')) { k++; return `rt.range(${a}, ${addExpr()})`; }
     return a;
   };
   const addExpr = (): string => binLoop(mulExpr, ['+', '-'], (o, a, b) => `rt.arith(${JSON.stringify(o)}, ${a}, ${b})`);
@@ -178,15 +209,54 @@ export function compileExpr(src: string, env: CompileEnv): string {
     if (isOp('intersect') || isOp('except')) throw new UnsupportedXPath('intersect/except');
     return a;
   };
+  /** `xs:T` or `xs:T?` after `cast as`, `castable as` or `instance of`. */
+  const atomicType = (): [string, string] => {
+    const t = peek();
+    if (t?.t !== 'name' || !ATOMIC_TYPES.has(t.v)) throw new UnsupportedXPath(`type ${t?.v}`);
+    k++;
+    let occ = '';
+    if (isOp('?') || isOp('*') || isOp('*name') || isOp('+')) { occ = peek()!.v === '*name' ? '*' : peek()!.v; k++; }
+    return [t.v, occ];
+  };
   const typeExpr = (): string => {
-    const a = unaryExpr();
-    if (isOp('instance') || isOp('treat') || isOp('castable') || isOp('cast')) throw new UnsupportedXPath('type expression');
+    let a = castExpr();
+    if (isOp('castable')) {
+      k++;
+      if (!isKw('as')) throw new UnsupportedXPath('castable');
+      k++;
+      const [type, occ] = atomicType();
+      if (occ !== '' && occ !== '?') throw new UnsupportedXPath('castable occurrence');
+      a = `[rt.castable(${a}, ${JSON.stringify(type)}, ${occ === '?'})]`;
+    }
+    if (isOp('treat')) throw new UnsupportedXPath('treat');
+    if (isOp('instance')) {
+      k++;
+      if (!isKw('of')) throw new UnsupportedXPath('instance');
+      k++;
+      const [type, occ] = atomicType();
+      a = `[rt.instanceOf(${a}, ${JSON.stringify(type)}, ${JSON.stringify(occ)})]`;
+    }
     return a;
+  };
+  const castExpr = (): string => {
+    const a = unaryExpr();
+    if (!isOp('cast')) return a;
+    k++;
+    if (!isKw('as')) throw new UnsupportedXPath('cast');
+    k++;
+    const [type, occ] = atomicType();
+    if (occ !== '' && occ !== '?') throw new UnsupportedXPath('cast occurrence');
+    return `rt.cast(${a}, ${JSON.stringify(type)}, ${occ === '?'})`;
   };
   const unaryExpr = (): string => {
     if (isOp('-')) { k++; return `rt.neg(${unaryExpr()})`; }
     if (isOp('+')) { k++; return unaryExpr(); }
-    return pathExpr();
+    return simpleMapExpr();
+  };
+  const simpleMapExpr = (): string => {
+    let a = pathExpr();
+    while (isOp('!')) { k++; a = `rt.smap(${a}, (c, p, z) => ${pathExpr()})`; }
+    return a;
   };
   const pathExpr = (): string => {
     if (isOp('/')) {
@@ -225,6 +295,8 @@ export function compileExpr(src: string, env: CompileEnv): string {
       primary = functionCall();
     } else if (t.t === 'name' && isOp('(', 1)) {
       test = nameTest();
+    } else if (t.t === 'name' && t.v === 'map' && isOp('{', 1)) {
+      primary = mapConstructor();
     } else if (t.t === 'name' || (t.t === 'op' && t.v === '*name')) {
       test = nameTest();
     } else {
@@ -262,13 +334,28 @@ export function compileExpr(src: string, env: CompileEnv): string {
     if (local === '*') throw new UnsupportedXPath('prefix:*');
     return JSON.stringify([uri, local]);
   };
+  /** `map{k: v, …}` with atomic keys (a lookup table in the packs). */
+  const mapConstructor = (): string => {
+    k += 2;
+    const entries: string[] = [];
+    while (!isOp('}')) {
+      const key = exprSingle();
+      expectOp(':');
+      entries.push(`[${key}, ${exprSingle()}]`);
+      if (isOp(',')) k++; else if (!isOp('}')) throw new UnsupportedXPath('map constructor');
+    }
+    k++;
+    return `[rt.map([${entries.join(', ')}])]`;
+  };
   const primaryExpr = (): string => {
     const t = peek()!;
     if (t.t === 'str') { k++; return `[${JSON.stringify(t.v)}]`; }
     if (t.t === 'num') {
       k++;
-      if (/[eE]/.test(t.v)) throw new UnsupportedXPath('double literal');
-      return `[${Number(t.v)}]`;
+      // xs:double with an exponent, xs:decimal with a point, xs:integer otherwise
+      if (/[eE]/.test(t.v)) return `[${Number(t.v)}]`;
+      if (t.v.includes('.')) return `[rt.dec(${JSON.stringify(t.v)})]`;
+      return `[${BigInt(t.v)}n]`;
     }
     if (t.t === 'var') {
       k++;
@@ -285,20 +372,49 @@ export function compileExpr(src: string, env: CompileEnv): string {
     }
     throw new UnsupportedXPath(`unexpected ${t.v}`);
   };
-  const functionCall = (): string => {
-    const name = peek()!.v; k += 2;
-    const args: string[] = [];
-    if (!isOp(')')) {
-      args.push(exprSingle());
-      while (isOp(',')) { k++; args.push(exprSingle()); }
+  /** `function($a, $b) { body }` as a JavaScript arrow function (only where a higher-order function takes it). */
+  const inlineFunction = (): string => {
+    k++; expectOp('(');
+    const params: string[] = [];
+    while (peek()?.t === 'var') {
+      params.push(peek()!.v); k++;
+      if (isKw('as')) throw new UnsupportedXPath('typed inline function parameter');
+      if (isOp(',')) k++;
     }
     expectOp(')');
+    if (isKw('as')) throw new UnsupportedXPath('typed inline function');
+    expectOp('{');
+    locals.push(...params);
+    const body = expr();
+    for (const _ of params) locals.pop();
+    expectOp('}');
+    return `(${params.map(jsVar).join(', ')}) => ${body}`;
+  };
+  const functionCall = (): string => {
+    const name = peek()!.v; k += 2;
     const fname = name.startsWith('fn:') ? name.slice(3) : name;
+    const args: string[] = [];
+    let inline = false;
+    const arg = (): string => {
+      if (!(fname === 'fold-left' && args.length === 2 && isName('function') && isOp('(', 1))) return exprSingle();
+      inline = true;
+      return inlineFunction();
+    };
+    if (!isOp(')')) {
+      args.push(arg());
+      while (isOp(',')) { k++; args.push(arg()); }
+    }
+    expectOp(')');
+    if (inline && args.length === 3) return `rt.foldLeft(${args.join(', ')})`;
+    if (inline) throw new UnsupportedXPath('inline function');
+    const user = env.functions?.get(`${name}#${args.length}`);
+    if (user) return `${user}(v${args.map((a) => `, ${a}`).join('')})`;
+    if (ATOMIC_TYPES.has(name) && args.length === 1) return `rt.construct(${JSON.stringify(name)}, ${args[0]})`;
     const ar = FN_ARITY[fname];
     if (!ar || args.length < ar[0] || args.length > ar[1]) throw new UnsupportedXPath(`function ${name}#${args.length}`);
-    if (fname === 'position') return '[p]';
-    if (fname === 'last') return '[z]';
-    if (['string', 'normalize-space', 'string-length', 'local-name', 'number'].includes(fname) && args.length === 0) args.push('[c]');
+    if (fname === 'position') return '[BigInt(p)]';
+    if (fname === 'last') return '[BigInt(z)]';
+    if (['string', 'normalize-space', 'string-length', 'local-name', 'number', 'name'].includes(fname) && args.length === 0) args.push('[c]');
     return `rt.fn[${JSON.stringify(fname)}](${args.join(', ')})`;
   };
   const out = expr();
@@ -306,7 +422,8 @@ export function compileExpr(src: string, env: CompileEnv): string {
   return out;
 }
 
-function jsVar(name: string): string {
+/** The JavaScript name of an XPath variable bound as a local ($a-b → $_a_b). */
+export function jsVar(name: string): string {
   return `$_${name.replace(/[^\w]/g, '_')}`;
 }
 
