@@ -9,7 +9,7 @@
  * pattern fallback too (which node a later rule sees depends on the earlier rules' matches).
  */
 import { ATOMIC_TYPES, compileContext, jsVar, compileExpr, UnsupportedXPath, type CompileEnv } from './xpath.ts';
-import type { MessagePart, SchModel, XslFunction } from './schematron-to-xslt.ts';
+import type { MessagePart, SchModel, XslFunction, XslKey } from './schematron-to-xslt.ts';
 
 export interface JsCompileResult { source: string; compiled: number; fallback: number; fallbackChecks: number[] }
 
@@ -46,6 +46,22 @@ function sequenceType(as: string): [string, string, boolean] | null {
 
 const conversion = (value: string, t: [string, string, boolean]): string =>
   t[0] === 'item()' && t[1] === '*' ? value : `rt.convert(${value}, ${J(t[0])}, ${J(t[1])}, ${t[2]})`;
+
+/** The pack's xsl:keys, as the candidates' names, a match predicate and the `use` expression. */
+function compileKeys(keys: XslKey[], env: CompileEnv, lines: string[]): void {
+  env.keys = new Map();
+  keys.forEach((key, i) => {
+    try {
+      const ctx = compileContext(key.match, env);
+      if (ctx.attribute) return;
+      const use = compileExpr(key.use, env);
+      lines.push(`  const K${i} = { names: ${J(ctx.names)}, match: ${ctx.match}, use: (c, v) => ${use} };`);
+      env.keys!.set(key.name, `K${i}`);
+    } catch (e) {
+      if (!(e instanceof UnsupportedXPath)) throw e;
+    }
+  });
+}
 
 /**
  * The pack's xsl:functions that are one xsl:sequence over parameters and variables, as JavaScript
@@ -100,6 +116,7 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
   lines.push(`// Generated from ${fileName} by schematrons/compiler/schematron-to-js.ts. Do not edit.`);
   lines.push('export function build(rt) {');
   lines.push(`  const prefixes = ${J(prefixes)};`);
+  compileKeys(model.keys, env, lines);
   compileFunctions(model.functions, env, lines);
   lines.push('  const globals = [');
   for (const l of model.globalLets) {

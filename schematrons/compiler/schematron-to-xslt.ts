@@ -87,10 +87,14 @@ export interface XslFunction {
   body: { vars: Let[]; select: string } | null;
 }
 
+/** An xsl:key: the nodes its pattern matches, indexed by the values of `use`. */
+export interface XslKey { name: string; match: string; use: string }
+
 export interface SchModel {
   ns: Map<string, string>;
   globalLets: Let[];
   functions: XslFunction[];
+  keys: XslKey[];
   patterns: { id: string; rules: { context: string; lets: Let[]; checks: (Check & { index: number })[] }[] }[];
   diagnostics: Map<string, MessagePart[]>;
 }
@@ -203,6 +207,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch', opts:
   const globalLets: Let[] = [];
   const xslTopLevel: string[] = [];
   const functions: XslFunction[] = [];
+  const keys: XslKey[] = [];
   const diagnostics = new Map<string, string>();
   const diagParts = new Map<string, MessagePart[]>();
   const patterns: { id: string; rules: RuleDef[] }[] = [];
@@ -261,6 +266,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch', opts:
       }
       xslTopLevel.push(c.toString());
       if (c.name() === 'function') functions.push(xslFunction(c));
+      else keys.push({ name: attr(c, 'name') ?? '', match: attr(c, 'match') ?? '', use: attr(c, 'use') ?? '' });
       continue;
     }
     if (ns(c) !== SCH_NS) throw new SchematronCompileError(`${where}: foreign element`);
@@ -424,7 +430,7 @@ export function compileSchematron(source: string, fileName = 'schema.sch', opts:
 </xsl:template>`);
   out.push('</xsl:stylesheet>');
   const model: SchModel = {
-    ns: nsDecls, globalLets, functions, diagnostics: diagParts,
+    ns: nsDecls, globalLets, functions, keys, diagnostics: diagParts,
     patterns: patterns.map((p) => ({ id: p.id, rules: p.rules.map((r) => ({ context: r.context!, lets: r.lets, checks: r.checks.map((ch) => ({ ...ch, index: checkIndex.get(ch)! })) })) })),
   };
   return { xslt: out.join('\n'), patterns: patterns.length, rules: nRules, checks: nChecks, ruleIds: [...ruleIds].sort(), model };

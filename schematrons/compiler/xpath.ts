@@ -85,6 +85,8 @@ export interface CompileEnv {
   locals?: string[];
   /** compiled xsl:functions by `qname#arity` → the JavaScript function's name */
   functions?: Map<string, string>;
+  /** compiled xsl:keys by name → the JavaScript constant holding the key */
+  keys?: Map<string, string>;
 }
 
 /** The atomic types `cast as`, `castable as`, `instance of` and constructor functions may name (runtime CASTS). */
@@ -393,6 +395,16 @@ export function compileExpr(src: string, env: CompileEnv): string {
   const functionCall = (): string => {
     const name = peek()!.v; k += 2;
     const fname = name.startsWith('fn:') ? name.slice(3) : name;
+    if (fname === 'key') {
+      // key('literal name', values): the named key's index over the context node's document
+      const keyName = peek();
+      const def = keyName?.t === 'str' && isOp(',', 1) ? env.keys?.get(keyName.v) : undefined;
+      if (!def) throw new UnsupportedXPath('key() of an unknown or computed key name');
+      k += 2;
+      const values = exprSingle();
+      expectOp(')');
+      return `rt.key(${def}, v, ${values}, c)`;
+    }
     const args: string[] = [];
     let inline = false;
     const arg = (): string => {

@@ -27,7 +27,11 @@ describe('compiled rule engine = saxon-js engine on the corpus', () => {
     }
   }
 
-  it('the compiled path produced findings itself (not only through saxon-js)', () => {
-    expect(compiledStats.compiledFindings).toBeGreaterThan(compiledStats.saxonFindings);
+  it('the compiled path produced the findings itself: every check of the shipped packs is compiled', () => {
+    expect(compiledStats.compiledFindings).toBeGreaterThan(1000);
+    expect(compiledStats.saxonAssists).toBe(0);
+    expect(compiledStats.saxonFindings).toBe(0);
+    // a dynamic error hands the pack to saxon-js: allowed, but rare (a value XPath refuses to compare)
+    expect(compiledStats.dynamicErrors).toBeLessThan(compiledStats.runs / 100);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The validation engine: XSD (libxmljs2) + our compiled Schematron packs (saxon-js).
+ * The validation engine: XSD (libxml2-wasm, each schema compiled once) + our Schematron packs, run as
+ * the JavaScript generated from them (compiled/), or on saxon-js with EINV_RULE_ENGINE=saxon.
  *
  *   import { validate } from './services/validation/engine/index.ts';
  *   const r = validate(xmlBytes, { country: 'FR' });   // { valid, profile, findings: [...] }

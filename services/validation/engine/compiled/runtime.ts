@@ -14,7 +14,7 @@
  * differential test over the corpus.
  */
 import { Decimal } from 'decimal.js';
-import { attributesOf, type ElNode, type XNode } from './tree.ts';
+import { attributesOf, type DocNode, type ElNode, type XNode } from './tree.ts';
 
 export class XPathDynamicError extends Error {
   override name = 'XPathDynamicError';
@@ -53,6 +53,10 @@ function mapKey(a: Atom): string {
   if (isNumeric(a)) return `n:${toDouble(a)}`;
   return `${typeof a}:${String(a)}`;
 }
+
+/** A compiled xsl:key (generated module) and the indexes built from it, per document. */
+interface KeyDef { names: string[] | null; match: (n: XNode, v: unknown) => boolean; use: (c: XNode, v: unknown) => Seq }
+const keyIndexes = new WeakMap<XNode, Map<KeyDef, Map<string, XNode[]>>>();
 
 /** An untyped value (a node's string value, atomized). */
 class U { readonly s: string; constructor(s: string) { this.s = s; } }
@@ -371,6 +375,26 @@ function descendants(n: XNode, t: NameTest, out: XNode[]): void {
   }
 }
 
+/**
+ * Children by name for an element with many (the invoice root holds every line): a rule that runs
+ * per line and reads a header field would otherwise scan all lines each time, quadratic in lines.
+ */
+const CHILD_INDEX_FROM = 16;
+const childIndexes = new WeakMap<XNode, Map<string, XNode[]>>();
+function childrenNamed(c: ElNode | DocNode, t: [string, string]): XNode[] {
+  let index = childIndexes.get(c);
+  if (!index) {
+    index = new Map();
+    for (const k of c.kids) {
+      const key = `${k.ns} ${k.name}`;
+      const list = index.get(key);
+      if (list) list.push(k); else index.set(key, [k]);
+    }
+    childIndexes.set(c, index);
+  }
+  return index.get(`${t[0]} ${t[1]}`) ?? [];
+}
+
 const str1 = (seq: Seq, what: string): string => { const a = single(seq, what); return a === undefined ? '' : atomToString(a); };
 const normalize = (s: string): string => s.replace(/[ \t\n\r]+/g, ' ').trim();
 const int1 = (seq: Seq, what: string): number => {
@@ -532,6 +556,7 @@ export const rt = {
       case 'child': {
         if (c.kind === 'attr') return [];
         if (t === null) return c.kids;
+        if (c.kids.length > CHILD_INDEX_FROM) return childrenNamed(c, t);
         const out: XNode[] = [];
         for (const k of c.kids) if (k.name === t[1] && k.ns === t[0]) out.push(k);
         return out;
@@ -652,6 +677,30 @@ export const rt = {
     return out;
   },
   regex: xpathRegex,
+  /** key(name, values): the key's index of the context node's document, built on first use. */
+  key(def: KeyDef, v: unknown, values: Seq, c: Item): Seq {
+    const doc = rt.root(c)[0] as XNode;
+    let perDoc = keyIndexes.get(doc);
+    if (!perDoc) keyIndexes.set(doc, perDoc = new Map());
+    let index = perDoc.get(def);
+    if (!index) {
+      index = new Map();
+      const all: XNode[] = [];
+      descendants(doc, null, all);
+      for (const n of all) {
+        if (n.kind !== 'el' || (def.names && !def.names.includes(n.name)) || !def.match(n, v)) continue;
+        for (const a of atomize(def.use(n, v))) {
+          const k = mapKey(a);
+          const list = index.get(k);
+          if (!list) index.set(k, [n]); else if (list[list.length - 1] !== n) list.push(n);
+        }
+      }
+      perDoc.set(def, index);
+    }
+    const out: XNode[] = [];
+    for (const a of atomize(values)) out.push(...(index.get(mapKey(a)) ?? []));
+    return values.length > 1 ? docOrder(out) : out;
+  },
   map(entries: [Seq, Seq][]): XMap {
     const m = new XMap();
     for (const [k, v] of entries) {
