@@ -116,6 +116,8 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
   lines.push(`// Generated from ${fileName} by schematrons/compiler/schematron-to-js.ts. Do not edit.`);
   lines.push('export function build(rt) {');
   lines.push(`  const prefixes = ${J(prefixes)};`);
+  env.consts = new Map();
+  const constsAt = lines.length;
   compileKeys(model.keys, env, lines);
   compileFunctions(model.functions, env, lines);
   lines.push('  const globals = [');
@@ -175,6 +177,7 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
     lines.push('    ] },');
   });
   lines.push('  ];');
+  lines.splice(constsAt, 0, ...[...env.consts].map(([code, name]) => `  const ${name} = ${code};`));
   lines.push(`  return { prefixes, globals, patterns, checkPattern: ${J(checkPattern)}, fallbackChecks: ${J(fallbackChecks)}, uncompiled: ${J(uncompiled)} };`);
   lines.push('}');
   return { source: `${lines.join('\n')}\n`, compiled, fallback: fallbackChecks.length, fallbackChecks };

@@ -87,6 +87,8 @@ export interface CompileEnv {
   functions?: Map<string, string>;
   /** compiled xsl:keys by name → the JavaScript constant holding the key */
   keys?: Map<string, string>;
+  /** literal values hoisted out of the rule functions: source → constant name (built once per module) */
+  consts?: Map<string, string>;
 }
 
 /** The atomic types `cast as`, `castable as`, `instance of` and constructor functions may name (runtime CASTS). */
@@ -112,6 +114,13 @@ export function compileExpr(src: string, env: CompileEnv): string {
   const isName = (v: string, o = 0): boolean => { const t = peek(o); return !!t && t.t === 'name' && t.v === v; };
   const expectOp = (v: string): void => { if (!isOp(v)) throw new UnsupportedXPath(`expected ${v} at ${k} in ${src}`); k++; };
   const locals: string[] = [...(env.locals ?? [])];
+  /** A literal sequence, hoisted when the caller collects constants (the runtime never mutates its inputs). */
+  const literal = (code: string): string => {
+    if (!env.consts) return code;
+    let name = env.consts.get(code);
+    if (!name) env.consts.set(code, name = `L${env.consts.size}`);
+    return name;
+  };
   const isKw = (v: string): boolean => isName(v) || isOp(v);
 
   const expr = (): string => {
@@ -306,7 +315,7 @@ export function compileExpr(src: string, env: CompileEnv): string {
     }
     let body: string;
     if (primary !== null) body = primary;
-    else body = `rt.axis(c, ${JSON.stringify(axis)}, ${test})`;
+    else body = axis === 'child' ? `rt.child(c, ${test})` : `rt.axis(c, ${JSON.stringify(axis)}, ${test})`;
     while (isOp('[')) {
       k++;
       const pred = expr();
@@ -314,7 +323,8 @@ export function compileExpr(src: string, env: CompileEnv): string {
       body = `rt.filter(${body}, (c, p, z) => ${pred})`;
     }
     if (from === null) return body;
-    return `rt.path(${from}, (c, p, z) => ${body})`;
+    // an axis step from one node is already in document order without duplicates
+    return `rt.${primary === null ? 'pathAxis' : 'path'}(${from}, (c, p, z) => ${body})`;
   };
   const nameTest = (): string => {
     const t = peek()!;
@@ -329,12 +339,12 @@ export function compileExpr(src: string, env: CompileEnv): string {
       throw new UnsupportedXPath('text()');
     }
     const c = t.v.indexOf(':');
-    if (c < 0) return JSON.stringify(['', t.v]);
+    if (c < 0) return literal(JSON.stringify(['', t.v]));
     const pfx = t.v.slice(0, c); const local = t.v.slice(c + 1);
     const uri = env.ns.get(pfx);
     if (uri === undefined) throw new UnsupportedXPath(`prefix ${pfx}`);
     if (local === '*') throw new UnsupportedXPath('prefix:*');
-    return JSON.stringify([uri, local]);
+    return literal(JSON.stringify([uri, local]));
   };
   /** `map{k: v, …}` with atomic keys (a lookup table in the packs). */
   const mapConstructor = (): string => {
@@ -351,13 +361,13 @@ export function compileExpr(src: string, env: CompileEnv): string {
   };
   const primaryExpr = (): string => {
     const t = peek()!;
-    if (t.t === 'str') { k++; return `[${JSON.stringify(t.v)}]`; }
+    if (t.t === 'str') { k++; return literal(`[${JSON.stringify(t.v)}]`); }
     if (t.t === 'num') {
       k++;
       // xs:double with an exponent, xs:decimal with a point, xs:integer otherwise
-      if (/[eE]/.test(t.v)) return `[${Number(t.v)}]`;
-      if (t.v.includes('.')) return `[rt.dec(${JSON.stringify(t.v)})]`;
-      return `[${BigInt(t.v)}n]`;
+      if (/[eE]/.test(t.v)) return literal(`[${Number(t.v)}]`);
+      if (t.v.includes('.')) return literal(`[rt.dec(${JSON.stringify(t.v)})]`);
+      return literal(`[${BigInt(t.v)}n]`);
     }
     if (t.t === 'var') {
       k++;
@@ -459,17 +469,25 @@ export function compileContext(src: string, env: CompileEnv): CompiledContext {
     if (last.text.startsWith('@')) attribute = true;
     const lname = stepName(last.text, env);
     if (lname === null) any = true; else names.push(lname[1]);
-    // f_i(n): step i matches n and steps 0..i-1 match up the tree (parent after /, any ancestor after //)
+    // f_i(n, v): step i matches n and steps 0..i-1 match up the tree (parent after /, any ancestor
+    // after //); each f_i is one function, hoisted with the module's constants when it collects them
     let code = '';
     steps.forEach((s, i) => {
       const stepCheck = stepMatch(s.text, env);
-      if (i === 0) code = s.sep === '/' ? `((n) => ${stepCheck}(n) && rt.isDocChild(n))` : stepCheck;
-      else code = s.sep === '/' ? `((n) => ${stepCheck}(n) && ${code}(n.parent))` : `((n) => ${stepCheck}(n) && rt.someAncestor(n, ${code}))`;
+      if (i === 0) code = s.sep === '/' ? hoist(`(n, v) => ${stepCheck}(n, v) && rt.isDocChild(n)`) : stepCheck;
+      else code = hoist(s.sep === '/' ? `(n, v) => ${stepCheck}(n, v) && ${code}(n.parent, v)` : `(n, v) => ${stepCheck}(n, v) && rt.someAncestor(n, ${code}, v)`);
     });
-    tests.push(`${code}(n)`);
+    tests.push(`${code}(n, v)`);
   }
   if (attribute && alts.length > 1) throw new UnsupportedXPath('attribute contexts in a union');
-  return { names: any ? null : [...new Set(names)], match: `(n, v) => ${tests.map((t) => `(${t})`).join(' || ')}`, attribute };
+  return { names: any ? null : [...new Set(names)], match: `(n, v) => ${tests.join(' || ')}`, attribute };
+
+  function hoist(fn: string): string {
+    if (!env.consts) return `(${fn})`;
+    let name = env.consts.get(fn);
+    if (!name) env.consts.set(fn, name = `L${env.consts.size}`);
+    return name;
+  }
 
   function stepMatch(text: string, env2: CompileEnv): string {
     const m = /^(@)?([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?|\*)((\[.*\])*)$/s.exec(text);
@@ -479,10 +497,10 @@ export function compileContext(src: string, env: CompileEnv): CompiledContext {
     const preds = m[3] ? splitPreds(m[3]) : [];
     const predCode = preds.map((p) => {
       if (/^\s*\d+\s*$/.test(p)) throw new UnsupportedXPath('positional pattern predicate');
-      return `rt.ebvPred(((c, p, z) => ${compileExpr(p, env2)})(n, 0, 0))`;
+      return `rt.ebvPred(${compileExpr(p, env2)})`;
     });
-    const nameCheck = nm === null ? 'true' : `n.ns === ${JSON.stringify(nm[0])} && n.name === ${JSON.stringify(nm[1])}`;
-    return `((n) => n !== null && ${kind}(n) && ${nameCheck}${predCode.map((c) => ` && ${c}`).join('')})`;
+    const nameCheck = nm === null ? 'true' : `c.ns === ${JSON.stringify(nm[0])} && c.name === ${JSON.stringify(nm[1])}`;
+    return hoist(`(c, v, p = 0, z = 0) => c !== null && ${kind}(c) && ${nameCheck}${predCode.map((x) => ` && ${x}`).join('')}`);
   }
 }
 

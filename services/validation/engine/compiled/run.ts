@@ -29,14 +29,26 @@ export interface RawFinding { id: string; flag: string; location: string; text: 
 /** A finding with where it sorts: walk position of its node, pattern, check number. */
 export interface KeyedFinding extends RawFinding { walk: number; pattern: number }
 
-/** Variables with lazy values (XSLT evaluates a variable only when used, so must we: an unused let never errors). */
-function scope(parent: Record<string, Seq> | null, lets: [string, Fn][], c: XNode): Record<string, Seq> {
-  const v = Object.create(parent) as Record<string, Seq>;
+/**
+ * Variables with lazy values (XSLT evaluates a variable only when used, so must we: an unused let
+ * never errors). The getters live on one prototype per rule and document; a node's scope is an
+ * object over it holding the context node and the values computed so far.
+ */
+const CONTEXT = Symbol('context');
+function scopeFactory(parent: Record<string, Seq> | null, lets: [string, Fn][]): (c: XNode) => Record<string, Seq> {
+  const proto = Object.create(parent) as Record<string, Seq>;
   for (const [name, f] of lets) {
-    let val: Seq | undefined;
-    Object.defineProperty(v, name, { get: () => (val ??= f(c, v)), enumerable: true });
+    const slot = Symbol(name);
+    Object.defineProperty(proto, name, {
+      get(this: Record<string | symbol, unknown>) {
+        let val = this[slot] as Seq | undefined;
+        if (val === undefined) { val = f(this[CONTEXT] as XNode, this as Record<string, Seq>); this[slot] = val; }
+        return val;
+      },
+      enumerable: true,
+    });
   }
-  return v;
+  return (c) => { const v = Object.create(proto) as Record<string | symbol, unknown>; v[CONTEXT] = c; return v as Record<string, Seq>; };
 }
 
 export interface CompiledRunResult {
@@ -46,13 +58,14 @@ export interface CompiledRunResult {
 }
 
 export function runCompiled(mod: CompiledPackModule, d: IndexedDoc): CompiledRunResult {
-  const globals = scope(null, mod.globals, d.doc);
+  const globals = scopeFactory(null, mod.globals)(d.doc);
   const findings: KeyedFinding[] = [];
   const needSaxon = new Set<number>(mod.uncompiled);
   const nEl = d.elements.length;
   mod.patterns.forEach((p, pi) => {
     const fired = new Set<XNode>();
     for (const r of p.rules) {
+      const scope = r.lets.length ? scopeFactory(globals, r.lets) : () => globals;
       let cands: XNode[];
       if (r.attribute) {
         const byName = attributesByName(d);
@@ -63,7 +76,7 @@ export function runCompiled(mod: CompiledPackModule, d: IndexedDoc): CompiledRun
         fired.add(n);
         for (const f of r.fallback) needSaxon.add(f);
         if (r.checks.length === 0) continue;
-        const v = r.lets.length ? scope(globals, r.lets, n) : globals;
+        const v = scope(n);
         for (const ch of r.checks) {
           if (rt.ebv(ch.test(n, v) as never) === ch.report) {
             findings.push({

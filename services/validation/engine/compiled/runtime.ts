@@ -536,9 +536,18 @@ export const rt = {
   isEl(n: XNode): boolean { return n.kind === 'el'; },
   isAttr(n: XNode): boolean { return n.kind === 'attr'; },
   isDocChild(n: XNode): boolean { return n.parent !== null && n.parent.kind === 'doc'; },
-  someAncestor(n: XNode, f: (n: XNode) => boolean): boolean {
-    for (let p = n.parent; p; p = p.parent) if (f(p)) return true;
+  someAncestor(n: XNode, f: (n: XNode, v: unknown) => boolean, v: unknown): boolean {
+    for (let p = n.parent; p; p = p.parent) if (f(p, v)) return true;
     return false;
+  },
+  child(c: Item, t: NameTest): Seq {
+    if (!isNode(c)) return fail('XPTY0020: axis step on an atomic value');
+    if (c.kind === 'attr') return [];
+    if (t === null) return c.kids;
+    if (c.kids.length > CHILD_INDEX_FROM) return childrenNamed(c, t);
+    const out: XNode[] = [];
+    for (const k of c.kids) if (k.name === t[1] && k.ns === t[0]) out.push(k);
+    return out;
   },
   descOrSelf(seq: Seq): Seq {
     const out: XNode[] = [];
@@ -553,14 +562,7 @@ export const rt = {
   axis(c: Item, axis: string, t: NameTest): Seq {
     if (!isNode(c)) return fail('XPTY0020: axis step on an atomic value');
     switch (axis) {
-      case 'child': {
-        if (c.kind === 'attr') return [];
-        if (t === null) return c.kids;
-        if (c.kids.length > CHILD_INDEX_FROM) return childrenNamed(c, t);
-        const out: XNode[] = [];
-        for (const k of c.kids) if (k.name === t[1] && k.ns === t[0]) out.push(k);
-        return out;
-      }
+      case 'child': return rt.child(c, t);
       case 'attribute': {
         if (c.kind !== 'el') return [];
         const as = attributesOf(c);
@@ -596,6 +598,15 @@ export const rt = {
     if (nodes === out.length) return docOrder(out);
     if (nodes > 0) fail('XPTY0018: a path mixes nodes and atomic values');
     return out;
+  },
+  /** A path whose step is an axis step: from one node its result needs no sorting. */
+  pathAxis(from: Seq, f: (c: Item, p: number, z: number) => Seq): Seq {
+    if (from.length === 1) {
+      const x = from[0]!;
+      if (!isNode(x)) fail('XPTY0019: path step on an atomic value');
+      return f(x, 1, 1);
+    }
+    return rt.path(from, f);
   },
   /** `a ! b`: b for each item of a, in order, no de-duplication. */
   smap(from: Seq, f: (c: Item, p: number, z: number) => Seq): Seq {

@@ -1,7 +1,8 @@
 /**
  * The indexed document the compiled rules run over: the one-pass tree (mappings/xml/tree.ts) wrapped
- * once with parent links, document order, same-name ordinals (for location paths) and an index of
- * elements by local name, so a rule context is found by index lookup instead of a walk.
+ * once with parent links, document order and an index of elements by local name, so a rule context
+ * is found by index lookup instead of a walk. Same-name ordinals (for location paths) are computed
+ * only for the parents of nodes that have findings, once per parent.
  */
 import type { XEl } from '../../../../mappings/xml/tree.ts';
 
@@ -10,8 +11,8 @@ export interface ElNode {
   kind: 'el'; name: string; ns: string; parent: ElNode | DocNode; kids: ElNode[]; text: string;
   /** document order among elements (0 = root) */
   order: number;
-  /** 1-based position among preceding siblings with the same name and namespace */
-  ordinal: number;
+  /** 1-based position among preceding siblings with the same name and namespace (see ordinalOf) */
+  ordinal?: number;
   raw: XEl;
   attrNodes?: AttrNode[];
   sv?: string;
@@ -32,25 +33,19 @@ export function indexTree(root: XEl): IndexedDoc {
   const doc: DocNode = { kind: 'doc', parent: null, kids: [], order: -1 };
   const elements: ElNode[] = [];
   const byName = new Map<string, ElNode[]>();
-  const visit = (x: XEl, parent: ElNode | DocNode, ordinal: number): ElNode => {
-    const n: ElNode = { kind: 'el', name: x.name, ns: x.ns, parent, kids: NO_KIDS, text: x.text, order: elements.length, ordinal, raw: x };
+  const visit = (x: XEl, parent: ElNode | DocNode): ElNode => {
+    const n: ElNode = { kind: 'el', name: x.name, ns: x.ns, parent, kids: NO_KIDS, text: x.text, order: elements.length, raw: x };
     elements.push(n);
     const list = byName.get(x.name);
     if (list) list.push(n); else byName.set(x.name, [n]);
     if (x.kids.length) {
       n.kids = new Array<ElNode>(x.kids.length);
-      const seen = new Map<string, number>();
-      for (let i = 0; i < x.kids.length; i++) {
-        const k = x.kids[i]!;
-        const key = `${k.ns} ${k.name}`;
-        const o = (seen.get(key) ?? 0) + 1;
-        seen.set(key, o);
-        n.kids[i] = visit(k, n, o);
-      }
+      for (let i = 0; i < x.kids.length; i++) n.kids[i] = visit(x.kids[i]!, n);
     }
     return n;
   };
-  doc.kids = [visit(root, doc, 1)];
+  doc.kids = [visit(root, doc)];
+  doc.kids[0]!.ordinal = 1;
   return { doc, elements, byName };
 }
 
@@ -79,5 +74,19 @@ export function locationOf(n: XNode, prefixes: Record<string, string>): string {
   if (n.kind === 'attr') return `${locationOf(n.parent, prefixes)}/@${n.name}`;
   const p = prefixes[n.ns];
   const q = n.ns === '' ? n.name : p !== undefined ? `${p}:${n.name}` : `*:${n.name}`;
-  return `${n.parent.kind === 'doc' ? '' : locationOf(n.parent, prefixes)}/${q}[${n.ordinal}]`;
+  return `${n.parent.kind === 'doc' ? '' : locationOf(n.parent, prefixes)}/${q}[${ordinalOf(n)}]`;
+}
+
+/** The element's same-name position among its siblings; numbers all its siblings at once. */
+function ordinalOf(n: ElNode): number {
+  if (n.ordinal === undefined) {
+    const seen = new Map<string, number>();
+    for (const k of n.parent.kids) {
+      const key = `${k.ns} ${k.name}`;
+      const o = (seen.get(key) ?? 0) + 1;
+      seen.set(key, o);
+      k.ordinal = o;
+    }
+  }
+  return n.ordinal!;
 }
