@@ -23,6 +23,9 @@ import { treeOfParsed } from '../mappings/xml/tree.ts';
 import { indexTree } from '../services/validation/engine/compiled/tree.ts';
 import { runCompiled } from '../services/validation/engine/compiled/run.ts';
 import { runPackRaw } from '../services/validation/engine/run-pack.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { acquireWorkerPool, releaseWorkerPool } from '../services/shared/worker-pool.ts';
+import { VALIDATION_TASKS, type ValidationOutcome } from '../services/validation/validation.tasks.ts';
 
 const PEPPOL_CID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
 
@@ -151,7 +154,35 @@ function sefModes(xml: string): Record<string, number> {
   return best;
 }
 
-function main(): void {
+/** A badly broken invoice: every line's amount disagrees with its quantity × price (one finding per line, plus the totals). */
+export function makeBrokenInvoice(lines: number): string {
+  const x = makeInvoice(lines);
+  const start = x.indexOf('<cac:InvoiceLine>');
+  return x.slice(0, start) + x.slice(start).replace(/(<cac:InvoiceLine>[\s\S]*?<cbc:LineExtensionAmount[^>]*>)[^<]*/g, (_m, head: string) => `${head}1.00`);
+}
+
+/**
+ * The API process's event loop while a 10,000-line invoice validates on the document workers
+ * (services/shared/worker-pool.ts), as the validation service runs it: the longest stall and p99.
+ */
+async function eventLoopWhileValidating(xml: string): Promise<Record<string, number>> {
+  const pool = acquireWorkerPool();
+  pool.preload(VALIDATION_TASKS);
+  try {
+    await pool.submit(VALIDATION_TASKS, 'validateInput', [{ format: 'ubl-xml', xml: makeInvoice(1) }, {}]); // worker up and warm
+    const h = monitorEventLoopDelay({ resolution: 5 });
+    h.enable();
+    const t0 = performance.now();
+    const out = await pool.submit<ValidationOutcome>(VALIDATION_TASKS, 'validateInput', [{ format: 'ubl-xml', xml }, {}]);
+    const wallMs = ms(t0);
+    h.disable();
+    return { wallMs: r1(wallMs), findings: out.findings.length, maxDelayMs: r1(h.max / 1e6), p99DelayMs: r1(h.percentile(99) / 1e6) };
+  } finally {
+    await releaseWorkerPool(pool);
+  }
+}
+
+async function main(): Promise<void> {
   let t = performance.now();
   warmUp();
   const loadMs = ms(t);
@@ -214,9 +245,31 @@ function main(): void {
       `findings ${findings}, stages ${JSON.stringify((results[`lines${lines}`] as { stages: unknown }).stages)}\n`);
   }
   results.perLineMs = Object.fromEntries(Object.entries(perLine).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
+
+  // 2,000 findings on 2,000 lines: the cost of reporting (locations, messages), not of checking
+  const broken = makeBrokenInvoice(2000);
+  validate(broken);
+  const brokenTimes: number[] = [];
+  let brokenFindings = 0;
+  for (let i = 0; i < 3; i++) { t = performance.now(); brokenFindings = validate(broken).findings.length; brokenTimes.push(ms(t)); }
+  results.findings2000 = { lines: 2000, findings: brokenFindings, totalMs: r1(quantile(brokenTimes, 0.5)) };
+  process.stdout.write(`2,000 broken lines: ${brokenFindings} findings in ${r1(quantile(brokenTimes, 0.5))} ms\n`);
+
+  if (!QUICK) {
+    results.eventLoop = await eventLoopWhileValidating(makeInvoice(10000));
+    process.stdout.write(`event loop while a 10,000-line invoice validates on a worker: ${JSON.stringify(results.eventLoop)}\n`);
+  }
+
+  const l1k = results.lines1000 as { totalMs: number } | undefined;
+  const l10k = results.lines10000 as { totalMs: number } | undefined;
+  // the goals of issue 14 (saxon-js runs our own packs here; the official rules' times are in performance-anchors.md)
   results.targets = {
-    'p50 100 lines <= 10 ms': quantile(full, 0.5) <= 10,
-    '10,000 lines <= 3 s': results.lines10000 ? (results.lines10000 as { totalMs: number }).totalMs <= 3000 : 'not run',
+    'p50 100 lines <= 5 ms': quantile(full, 0.5) <= 5,
+    '1,000 lines <= 100 ms': l1k ? l1k.totalMs <= 100 : 'not run',
+    '10,000 lines <= 1 s': l10k ? l10k.totalMs <= 1000 : 'not run',
+    '10k/1k ratio <= 12': l1k && l10k ? r1(l10k.totalMs / l1k.totalMs) <= 12 : 'not run',
+    '2,000 findings <= 200 ms': quantile(brokenTimes, 0.5) <= 200,
+    'event loop stall <= 50 ms': results.eventLoop ? (results.eventLoop as { maxDelayMs: number }).maxDelayMs <= 50 : 'not run',
   };
   results.loadAvgAtEnd = loadavg().map(r1);
   process.stdout.write(`per line (ms): ${JSON.stringify(results.perLineMs)}\ntargets: ${JSON.stringify(results.targets)}\n` +
@@ -228,4 +281,4 @@ function main(): void {
   process.stdout.write(`wrote ${file}\n`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (import.meta.url === `file://${process.argv[1]}`) await main();
