@@ -9,7 +9,8 @@ import type { Context, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Event } from '../services/events/event.entity.ts';
 import { API_VERSION, EVENT_TYPES, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventType } from '../services/events/events.contract.ts';
-import { companyClock, type Clock } from '../services/shared/clock.ts';
+import { companyClock } from '../services/shared/clock.ts';
+import { BusinessClockMixin } from './business-clock.mixin.ts';
 import { newId } from '../services/shared/ids.ts';
 
 export interface OutboxEventInput {
@@ -21,22 +22,11 @@ export interface OutboxEventInput {
   data: Record<string, unknown>;
 }
 
-/** Company clocks read once per unit of work (several events of one transaction share it). */
-const clocks = new WeakMap<EntityManager, Map<string, Clock>>();
-
-async function clockFor(em: EntityManager, companyId: string | null | undefined): Promise<Clock> {
-  let perEm = clocks.get(em);
-  if (!perEm) clocks.set(em, (perEm = new Map()));
-  const key = companyId ?? '';
-  let clock = perEm.get(key);
-  if (!clock) perEm.set(key, (clock = await companyClock(em, companyId)));
-  return clock;
-}
 
 /** Adds an event row to `em`'s unit of work; it commits with the caller's transaction. */
 export async function recordEvent(em: EntityManager, input: OutboxEventInput): Promise<EventEnvelope> {
   if (!(EVENT_TYPES as readonly string[]).includes(input.type)) throw new Error(`recordEvent: '${input.type}' is not an event type of the catalogue`);
-  const createdAt = (await clockFor(em, input.companyId)).now();
+  const createdAt = (await companyClock(em, input.companyId)).now();
   const row = em.create(Event, {
     id: newId('event'),
     organizationId: input.organizationId,
@@ -55,6 +45,8 @@ export async function recordEvent(em: EntityManager, input: OutboxEventInput): P
 interface OutboxLocals { outboxWritten?: boolean }
 
 export const OutboxMixin: Partial<ServiceSchema> = {
+  // every service that records events reads business time for their timestamps
+  mixins: [BusinessClockMixin],
   methods: {
     /** `recordEvent` that also wakes the dispatcher once this action has returned (committed). */
     recordEvent(ctx: Context, em: EntityManager, input: OutboxEventInput): Promise<EventEnvelope> {

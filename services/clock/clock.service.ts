@@ -4,7 +4,7 @@ import { WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { principalOf } from '../shared/auth.ts';
 import { DomainError } from '../shared/errors.ts';
-import { offsetClock, parseCompactDuration } from '../shared/clock.ts';
+import { CLOCK_CHANGED_EVENT, forgetClockOffset, offsetClock, parseCompactDuration } from '../shared/clock.ts';
 import { call } from '../shared/call.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
 import { CompanyClock } from '../shared/persistence/company-clock.entity.ts';
@@ -24,6 +24,12 @@ function stateOf(companyId: string, offsetSeconds: number): ClockState {
   return { companyId, now: offsetClock(offsetSeconds).now().toISOString(), offsetSeconds };
 }
 
+/** This process forgets the old offset before answering; the other replicas as they hear of it. */
+async function clockChanged(ctx: Context, companyId: string): Promise<void> {
+  forgetClockOffset(companyId);
+  await ctx.broadcast(CLOCK_CHANGED_EVENT, { companyId });
+}
+
 const ClockService: ServiceSchema = {
   name: 'clock',
   mixins: [OrmMixin],
@@ -37,6 +43,7 @@ const ClockService: ServiceSchema = {
          returning offset_seconds`,
         [ctx.params.companyId, seconds],
       );
+      await clockChanged(ctx, ctx.params.companyId);
       // Wake every scheduler (any replica, any kind): rows of this company may be due now.
       await ctx.broadcast(WAKE_EVENT, { companyId: ctx.params.companyId });
       return stateOf(ctx.params.companyId, Number(rows[0]!.offset_seconds));
@@ -45,6 +52,7 @@ const ClockService: ServiceSchema = {
     resetClock: implement(resetClock, async (ctx) => {
       await ownCompany(ctx, ctx.params.companyId);
       await emOf(ctx).nativeDelete(CompanyClock, { companyId: ctx.params.companyId });
+      await clockChanged(ctx, ctx.params.companyId);
       return stateOf(ctx.params.companyId, 0);
     }),
   },

@@ -13,6 +13,39 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompanyClock } from './persistence/company-clock.entity.ts';
+import { loadConfig } from './config.ts';
+
+/**
+ * Offsets read recently, by company. A send reads its company's business time five times (send,
+ * its event, delivery, the receiver's inbox and events), each in its own transaction; nearly every
+ * company has no row. The clock service drops an entry as it writes it (so its own process reads
+ * its writes at once) and broadcasts CLOCK_CHANGED_EVENT so the other replicas drop theirs
+ * (mixins/business-clock.mixin.ts); EINV_CLOCK_CACHE_TTL_MS bounds the rest.
+ */
+export const CLOCK_CHANGED_EVENT = 'clock.changed';
+const MAX_CACHED_OFFSETS = 10_000;
+const cachedOffsets = new Map<string, { offset: number; until: number }>();
+let cacheTtlMs: number | undefined;
+
+/** Drops a company's cached offset (every company's without an id). */
+export function forgetClockOffset(companyId?: string): void {
+  if (companyId) cachedOffsets.delete(companyId); else cachedOffsets.clear();
+}
+
+function cachedOffset(companyId: string): number | undefined {
+  const hit = cachedOffsets.get(companyId);
+  if (!hit) return undefined;
+  if (hit.until > Date.now()) return hit.offset;
+  cachedOffsets.delete(companyId);
+  return undefined;
+}
+
+function keepOffset(companyId: string, offset: number): void {
+  cacheTtlMs ??= loadConfig().clockCacheTtlMs;
+  if (!cacheTtlMs) return;
+  if (cachedOffsets.size >= MAX_CACHED_OFFSETS) cachedOffsets.clear();
+  cachedOffsets.set(companyId, { offset, until: Date.now() + cacheTtlMs });
+}
 
 export interface Clock {
   now(): Date;
@@ -29,16 +62,31 @@ export function offsetClock(offsetSeconds: number, base: Clock = systemClock): C
 /** Offset of a company's virtual clock in seconds (0 when it runs on wall time). */
 export async function clockOffsetOf(em: EntityManager, companyId: string | null | undefined): Promise<number> {
   if (!companyId) return 0;
+  const cached = cachedOffset(companyId);
+  if (cached !== undefined) return cached;
   const row = await em.findOne(CompanyClock, { companyId }, { disableIdentityMap: true });
-  return row ? Number(row.offsetSeconds) : 0;
+  const offset = row ? Number(row.offsetSeconds) : 0;
+  keepOffset(companyId, offset);
+  return offset;
 }
 
 /** Offsets of several companies' clocks at once (companies without a row are left out: wall time). */
 export async function clockOffsetsOf(em: EntityManager, companyIds: Iterable<string>): Promise<Map<string, number>> {
-  const ids = [...new Set(companyIds)];
-  if (!ids.length) return new Map();
-  const rows = await em.find(CompanyClock, { companyId: { $in: ids } }, { disableIdentityMap: true });
-  return new Map(rows.map((r) => [r.companyId, Number(r.offsetSeconds)]));
+  const out = new Map<string, number>();
+  const missing: string[] = [];
+  for (const id of new Set(companyIds)) {
+    const cached = cachedOffset(id);
+    if (cached === undefined) missing.push(id); else if (cached) out.set(id, cached);
+  }
+  if (!missing.length) return out;
+  const rows = await em.find(CompanyClock, { companyId: { $in: missing } }, { disableIdentityMap: true });
+  const found = new Map(rows.map((r) => [r.companyId, Number(r.offsetSeconds)]));
+  for (const id of missing) {
+    const offset = found.get(id) ?? 0;
+    keepOffset(id, offset);
+    if (offset) out.set(id, offset);
+  }
+  return out;
 }
 
 /** The business clock of a company (wall time for null, live companies and untouched sandboxes). */

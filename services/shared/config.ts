@@ -63,6 +63,8 @@ export interface AppConfig {
   services: string[] | undefined;
   /** How Schematron packs run: their generated JavaScript (saxon-js only for the checks outside it) or saxon-js alone. */
   ruleEngine: 'compiled' | 'saxon';
+  /** How long a process keeps a company's business-clock offset, in ms (0: never); a clock change drops it at once. */
+  clockCacheTtlMs: number;
   /** Outbox dispatcher, scheduler and webhook delivery (services/events, services/webhooks). */
   events: EventsConfig;
   /** Document delivery (services/documents). */
@@ -207,6 +209,7 @@ export function loadConfig(): AppConfig {
     dataDir: str('EINV_DATA_DIR') ?? '.data',
     embeddedPostgresPort: int('EINV_EMBEDDED_PG_PORT', 54329),
     ruleEngine: ruleEngine('EINV_RULE_ENGINE'),
+    clockCacheTtlMs: Math.max(0, int('EINV_CLOCK_CACHE_TTL_MS', 1_000)),
     services: str('SERVICES')?.split(',').map((s) => s.trim()).filter(Boolean),
     events: {
       schedulerCron: str('EINV_SCHEDULER_CRON') ?? '* * * * * *',

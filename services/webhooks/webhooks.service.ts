@@ -12,6 +12,7 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { DrainLoop } from '../shared/drain-loop.ts';
 import { SchedulerMixin, WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
+import { BusinessClockMixin } from '../../mixins/business-clock.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { principalOf, type Principal } from '../shared/auth.ts';
 import { DomainError } from '../shared/errors.ts';
@@ -215,7 +216,7 @@ async function recordOutcomes(this: Service, em: EntityManager, outcomes: Outcom
 
 const WebhooksService: ServiceSchema = {
   name: 'webhooks',
-  mixins: [OrmMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, parallel: 4, handle: deliverDue } })],
+  mixins: [OrmMixin, BusinessClockMixin, SchedulerMixin({ [contract.DELIVER_JOB]: { batch: loadConfig().events.webhookBatch, parallel: 4, handle: deliverDue } })],
 
   created() {
     const self = this as unknown as WebhooksThis;
