@@ -36,6 +36,22 @@ function messageFn(parts: MessagePart[], env: CompileEnv): string | null {
   return `(c, v) => rt.normalize(${out.length ? out.join(' + ') : '""'})`;
 }
 
+/**
+ * The variables of the document (global lets) or of a rule's context node, as a class: one getter
+ * per variable computes it on first use (XSLT evaluates a variable only when used, so an unused
+ * let never errors) and keeps it in its slot. `#c` is the context node, `#g` the document's
+ * variables (the generated code reads globals as v["#g"][name], a rule's own as v[name]).
+ */
+function scopeClass(className: string, letsArray: string, names: string[], global: boolean): string[] {
+  const slot = (n: string) => J(`$${n}`);
+  return [
+    `  class ${className} {`,
+    `    constructor(${global ? 'c' : 'g, c'}) { this["#c"] = c; this["#g"] = ${global ? 'this' : 'g'};${names.map((n) => ` this[${slot(n)}] = undefined;`).join('')} }`,
+    ...names.map((n, i) => `    get ${J(n)}() { let r = this[${slot(n)}]; if (r === undefined) r = this[${slot(n)}] = ${letsArray}[${i}][1](this["#c"], this); return r; }`),
+    '  }',
+  ];
+}
+
 /** `xs:decimal?` → its item type, occurrence and whether it is atomic; null when the runtime cannot convert to it. */
 function sequenceType(as: string): [string, string, boolean] | null {
   const m = /^(.*?)([?*+]?)$/.exec(as.trim())!;
@@ -121,13 +137,18 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
   compileKeys(model.keys, env, lines);
   compileFunctions(model.functions, env, lines);
   lines.push('  const globals = [');
+  const globalNames: string[] = [];
   for (const l of model.globalLets) {
     const e = tryCompile(l.value, env);
     if (e === null) continue;
     env.vars.add(l.name);
+    globalNames.push(l.name);
     lines.push(`    [${J(l.name)}, (c, v) => ${e}],`);
   }
   lines.push('  ];');
+  lines.push(...scopeClass('Globals', 'globals', globalNames, true));
+  const patternsAt = lines.length;
+  const scopes: string[] = [];
   lines.push('  const patterns = [');
   const checkPattern: number[] = [];
   const uncompiled: number[] = [];
@@ -145,14 +166,20 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
         for (const ch of r.checks) { fallbackChecks.push(ch.index); uncompiled.push(ch.index); }
         continue;
       }
-      const renv: CompileEnv = { ...env, vars: new Set(env.vars) };
+      const renv: CompileEnv = { ...env, vars: new Set(env.vars), ruleVars: new Set() };
       const lets: string[] = [];
+      const letNames: string[] = [];
       for (const l of r.lets) {
         const e = tryCompile(l.value, renv);
-        if (e === null) { renv.vars.delete(l.name); continue; }
+        if (e === null) { renv.vars.delete(l.name); renv.ruleVars!.delete(l.name); continue; }
         renv.vars.add(l.name);
+        renv.ruleVars!.add(l.name);
+        letNames.push(l.name);
         lets.push(`[${J(l.name)}, (c, v) => ${e}]`);
       }
+      const ruleNo = scopes.length;
+      if (letNames.length) scopes.push(`  const RL${ruleNo} = [${lets.join(', ')}];`, ...scopeClass(`R${ruleNo}`, `RL${ruleNo}`, letNames, false));
+      else scopes.push('');
       const checks: string[] = [];
       const ruleFallback: number[] = [];
       for (const ch of r.checks) {
@@ -169,7 +196,7 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
           `          test: (c, v) => ${test},\n          message: ${msg},\n          hint: ${hint} },`);
       }
       lines.push(`      { context: ${J(r.context)}, names: ${J(ctx.names)}, attribute: ${ctx.attribute}, match: ${ctx.match},`);
-      lines.push(`        lets: [${lets.join(', ')}], fallback: ${J(ruleFallback)},`);
+      lines.push(`        lets: ${letNames.length ? `RL${ruleNo}` : '[]'}, scope: ${letNames.length ? `(g, c) => new R${ruleNo}(g, c)` : 'null'}, fallback: ${J(ruleFallback)},`);
       lines.push('        checks: [');
       lines.push(...checks);
       lines.push('      ] },');
@@ -177,8 +204,9 @@ export function compileSchematronToJs(model: SchModel, fileName: string): JsComp
     lines.push('    ] },');
   });
   lines.push('  ];');
+  lines.splice(patternsAt, 0, ...scopes.filter((x) => x !== ''));
   lines.splice(constsAt, 0, ...[...env.consts].map(([code, name]) => `  const ${name} = ${code};`));
-  lines.push(`  return { prefixes, globals, patterns, checkPattern: ${J(checkPattern)}, fallbackChecks: ${J(fallbackChecks)}, uncompiled: ${J(uncompiled)} };`);
+  lines.push(`  return { prefixes, globals, globalScope: (doc) => new Globals(doc), patterns, checkPattern: ${J(checkPattern)}, fallbackChecks: ${J(fallbackChecks)}, uncompiled: ${J(uncompiled)} };`);
   lines.push('}');
   return { source: `${lines.join('\n')}\n`, compiled, fallback: fallbackChecks.length, fallbackChecks };
 }

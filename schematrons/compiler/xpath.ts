@@ -81,6 +81,8 @@ export interface CompileEnv {
   ns: Map<string, string>;
   /** variables in scope (lets compiled so far) */
   vars: Set<string>;
+  /** those of them that are the rule's own lets (the others are the document's, read through v["#g"]) */
+  ruleVars?: Set<string>;
   /** names bound as JavaScript locals around the expression (a compiled xsl:function's params and variables) */
   locals?: string[];
   /** compiled xsl:functions by `qname#arity` → the JavaScript function's name */
@@ -373,7 +375,7 @@ export function compileExpr(src: string, env: CompileEnv): string {
       k++;
       if (locals.includes(t.v)) return jsVar(t.v);
       if (!env.vars.has(t.v)) throw new UnsupportedXPath(`variable $${t.v}`);
-      return `v[${JSON.stringify(t.v)}]`;
+      return env.ruleVars?.has(t.v) ? `v[${JSON.stringify(t.v)}]` : `v["#g"][${JSON.stringify(t.v)}]`;
     }
     if (t.t === 'op' && t.v === '(') {
       k++;

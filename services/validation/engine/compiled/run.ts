@@ -15,10 +15,18 @@ import { attributesByName, locationOf, type IndexedDoc, type XNode } from './tre
 type Seq = unknown[];
 type Fn = (c: XNode, v: Record<string, Seq>) => Seq;
 interface CompiledCheck { index: number; id: string; flag: string; report: boolean; bt: string; test: Fn; message: (c: XNode, v: Record<string, Seq>) => string; hint: (c: XNode, v: Record<string, Seq>) => string }
-interface CompiledRule { context: string; names: string[] | null; attribute: boolean; match: (n: XNode, v: Record<string, Seq>) => boolean; lets: [string, Fn][]; fallback: number[]; checks: CompiledCheck[] }
+type Scope = Record<string, Seq>;
+interface CompiledRule {
+  context: string; names: string[] | null; attribute: boolean; match: (n: XNode, v: Scope) => boolean; lets: [string, Fn][];
+  /** the variables of one context node (null: the rule has no lets, it reads the document's) */
+  scope: ((globals: Scope, c: XNode) => Scope) | null;
+  fallback: number[]; checks: CompiledCheck[];
+}
 export interface CompiledPackModule {
   prefixes: Record<string, string>;
   globals: [string, Fn][];
+  /** the document's variables (global lets), each computed on first use */
+  globalScope(doc: XNode): Scope;
   patterns: { id: string; rules: CompiledRule[] }[];
   checkPattern: number[];
   fallbackChecks: number[];
@@ -29,28 +37,6 @@ export interface RawFinding { id: string; flag: string; location: string; text: 
 /** A finding with where it sorts: walk position of its node, pattern, check number. */
 export interface KeyedFinding extends RawFinding { walk: number; pattern: number }
 
-/**
- * Variables with lazy values (XSLT evaluates a variable only when used, so must we: an unused let
- * never errors). The getters live on one prototype per rule and document; a node's scope is an
- * object over it holding the context node and the values computed so far.
- */
-const CONTEXT = Symbol('context');
-function scopeFactory(parent: Record<string, Seq> | null, lets: [string, Fn][]): (c: XNode) => Record<string, Seq> {
-  const proto = Object.create(parent) as Record<string, Seq>;
-  for (const [name, f] of lets) {
-    const slot = Symbol(name);
-    Object.defineProperty(proto, name, {
-      get(this: Record<string | symbol, unknown>) {
-        let val = this[slot] as Seq | undefined;
-        if (val === undefined) { val = f(this[CONTEXT] as XNode, this as Record<string, Seq>); this[slot] = val; }
-        return val;
-      },
-      enumerable: true,
-    });
-  }
-  return (c) => { const v = Object.create(proto) as Record<string | symbol, unknown>; v[CONTEXT] = c; return v as Record<string, Seq>; };
-}
-
 export interface CompiledRunResult {
   findings: KeyedFinding[];
   /** check numbers whose findings must come from saxon-js for this document ([] = saxon not needed) */
@@ -58,14 +44,14 @@ export interface CompiledRunResult {
 }
 
 export function runCompiled(mod: CompiledPackModule, d: IndexedDoc): CompiledRunResult {
-  const globals = scopeFactory(null, mod.globals)(d.doc);
+  // variables are lazy (XSLT evaluates a variable only when used: an unused let never errors)
+  const globals = mod.globalScope(d.doc);
   const findings: KeyedFinding[] = [];
   const needSaxon = new Set<number>(mod.uncompiled);
   const nEl = d.elements.length;
   mod.patterns.forEach((p, pi) => {
     const fired = new Set<XNode>();
     for (const r of p.rules) {
-      const scope = r.lets.length ? scopeFactory(globals, r.lets) : () => globals;
       let cands: XNode[];
       if (r.attribute) {
         const byName = attributesByName(d);
@@ -76,7 +62,7 @@ export function runCompiled(mod: CompiledPackModule, d: IndexedDoc): CompiledRun
         fired.add(n);
         for (const f of r.fallback) needSaxon.add(f);
         if (r.checks.length === 0) continue;
-        const v = scope(n);
+        const v = r.scope ? r.scope(globals, n) : globals;
         for (const ch of r.checks) {
           if (rt.ebv(ch.test(n, v) as never) === ch.report) {
             findings.push({
