@@ -8,34 +8,22 @@
 import { create } from 'xmlbuilder2';
 import { SignedXml } from 'xml-crypto';
 import type { SmpKeys } from './smp-keys.ts';
+import { AS4_TRANSPORT_PROFILE, BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME, serviceMetadataUrl } from '../../mappings/identifiers/peppol-network.ts';
 
 const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
 const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
 const WSA_NS = 'http://www.w3.org/2005/08/addressing';
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 
-export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
-export const DOCUMENT_SCHEME = 'busdox-docid-qns';
-export const BILLING_PROCESS = { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' } as const;
-export const AS4_TRANSPORT_PROFILE = 'peppol-transport-as4-v2_0';
-
 /** Peppol BIS Billing 3.0 document types a registered company receives. */
-export const BILLING_DOCUMENT_TYPES = [
-  'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
-  'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
-] as const;
-
-/** `{smp}/{pid}/services/{docid}`: both identifiers with their scheme, percent-encoded. */
-export function serviceMetadataUrl(smpBaseUrl: string, participantId: string, documentTypeId: string): string {
-  return `${smpBaseUrl}/${encodeURIComponent(`${PARTICIPANT_SCHEME}::${participantId}`)}/services/${encodeURIComponent(`${DOCUMENT_SCHEME}::${documentTypeId}`)}`;
-}
+export const RECEIVED_DOCUMENT_TYPES: readonly string[] = Object.values(BILLING_DOCUMENT_TYPES);
 
 export function serviceGroupXml(smpBaseUrl: string, participantId: string): string {
   const doc = create({ version: '1.0', encoding: 'UTF-8' })
     .ele(SMP_NS, 'smp:ServiceGroup').att('xmlns:id', IDS_NS);
   doc.ele(IDS_NS, 'id:ParticipantIdentifier').att('scheme', PARTICIPANT_SCHEME).txt(participantId);
   const refs = doc.ele(SMP_NS, 'smp:ServiceMetadataReferenceCollection');
-  for (const type of BILLING_DOCUMENT_TYPES) refs.ele(SMP_NS, 'smp:ServiceMetadataReference').att('href', serviceMetadataUrl(smpBaseUrl, participantId, type));
+  for (const type of RECEIVED_DOCUMENT_TYPES) refs.ele(SMP_NS, 'smp:ServiceMetadataReference').att('href', serviceMetadataUrl(smpBaseUrl, participantId, type));
   return doc.end({ prettyPrint: false });
 }
 

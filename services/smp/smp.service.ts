@@ -11,7 +11,8 @@ import { loadConfig } from '../shared/config.ts';
 import { registeredParticipant } from '../tenancy/tenancy.contract.ts';
 import { serviceGroup, serviceMetadata } from './smp.contract.ts';
 import { smpKeys } from './smp-keys.ts';
-import { BILLING_DOCUMENT_TYPES, DOCUMENT_SCHEME, PARTICIPANT_SCHEME, serviceGroupXml, signedServiceMetadataXml } from './smp-documents.ts';
+import { RECEIVED_DOCUMENT_TYPES, serviceGroupXml, signedServiceMetadataXml } from './smp-documents.ts';
+import { DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 
 const notRegistered = (what: string) => new DomainError('RESOURCE_NOT_FOUND', `${what} is not published by this SMP`);
 
@@ -50,7 +51,7 @@ const SmpService: ServiceSchema = {
     serviceMetadata: implement(serviceMetadata, async (ctx) => {
       const participantId = await published(ctx);
       const documentTypeId = unscheme(ctx.params.document, DOCUMENT_SCHEME);
-      if (!documentTypeId || !(BILLING_DOCUMENT_TYPES as readonly string[]).includes(documentTypeId)) throw notRegistered(`Document type ${ctx.params.document}`);
+      if (!documentTypeId || !RECEIVED_DOCUMENT_TYPES.includes(documentTypeId)) throw notRegistered(`Document type ${ctx.params.document}`);
       asXml(ctx);
       const publicUrl = loadConfig().publicUrl;
       return signedServiceMetadataXml(participantId, documentTypeId, {

@@ -1,0 +1,75 @@
+/**
+ * Peppol network identifiers (Policy for use of identifiers 4.4, SMP 1.4, SML 1.3): the schemes,
+ * the BIS Billing 3.0 document types, the SMP REST paths and the DNS names under which the SML
+ * publishes a participant's SMP. Pure: shared by our SMP (services/smp) and the discovery client
+ * (adapters/peppol-discovery).
+ */
+import { createHash } from 'node:crypto';
+import { base32 } from '@scure/base';
+
+export const PARTICIPANT_SCHEME = 'iso6523-actorid-upis';
+export const DOCUMENT_SCHEME = 'busdox-docid-qns';
+/** PINT document types may be published once for a whole family, under this scheme (`…::*`). */
+export const WILDCARD_DOCUMENT_SCHEME = 'peppol-doctype-wildcard';
+export const BILLING_PROCESS = { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0' } as const;
+export const AS4_TRANSPORT_PROFILE = 'peppol-transport-as4-v2_0';
+
+/** Peppol BIS Billing 3.0 document type identifiers by API document type. */
+export const BILLING_DOCUMENT_TYPES = {
+  invoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+  'credit-note': 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
+} as const;
+
+/** The API document type a Peppol document type identifier carries (BIS Billing and PINT invoices and credit notes). */
+export function apiTypeOfDocumentId(documentTypeId: string): 'invoice' | 'credit-note' | undefined {
+  const root = documentTypeId.split('::')[1] ?? '';
+  if (documentTypeId.startsWith('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::') && root.startsWith('Invoice##')) return 'invoice';
+  if (documentTypeId.startsWith('urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::') && root.startsWith('CreditNote##')) return 'credit-note';
+  return undefined;
+}
+
+/** `{smp}/{pid}`: the service group (participant id with its scheme, percent-encoded). */
+export function serviceGroupUrl(smpBaseUrl: string, participantId: string): string {
+  return `${smpBaseUrl.replace(/\/+$/, '')}/${encodeURIComponent(`${PARTICIPANT_SCHEME}::${participantId}`)}`;
+}
+
+/** `{smp}/{pid}/services/{docid}`: both identifiers with their scheme, percent-encoded. */
+export function serviceMetadataUrl(smpBaseUrl: string, participantId: string, documentTypeId: string, scheme = DOCUMENT_SCHEME): string {
+  return `${serviceGroupUrl(smpBaseUrl, participantId)}/services/${encodeURIComponent(`${scheme}::${documentTypeId}`)}`;
+}
+
+/**
+ * The U-NAPTR name of a participant (SML 1.3, BDXL): base32 of the SHA-256 of the lower-cased
+ * value, lower case and without padding, then the scheme and the SML zone. Only the value is hashed.
+ */
+export function naptrName(participantId: string, smlZone: string, scheme = PARTICIPANT_SCHEME): string {
+  const digest = createHash('sha256').update(participantId.toLowerCase(), 'utf8').digest();
+  return `${base32.encode(digest).replace(/=+$/, '').toLowerCase()}.${scheme}.${smlZone}`;
+}
+
+/** The CNAME name the SML published before 2026-02 (`B-` + MD5 hex of the lower-cased value); kept for old data only. */
+export function legacyCnameName(participantId: string, smlZone: string, scheme = PARTICIPANT_SCHEME): string {
+  return `B-${createHash('md5').update(participantId.toLowerCase(), 'utf8').digest('hex')}.${scheme}.${smlZone}`;
+}
+
+/** SML zones OpenPeppol operates (since 2026-03-19). */
+export const SML_ZONES = {
+  production: 'participant.sml.prod.tech.peppol.org',
+  test: 'participant.sml.test.tech.peppol.org',
+} as const;
+
+/**
+ * The SMP base URL a NAPTR record of the SML gives: flag `U`, service `Meta:SMP`, and a regexp
+ * `!^.*$!<url>!` whose replacement is the URL (any delimiter character). Undefined when the
+ * record is not one.
+ */
+export function smpUrlOfNaptr(record: { flags: string; service: string; regexp: string }): string | undefined {
+  if (record.flags.toUpperCase() !== 'U' || record.service.toLowerCase() !== 'meta:smp') return undefined;
+  const delim = record.regexp[0];
+  if (!delim) return undefined;
+  const parts = record.regexp.split(delim);
+  // ['', '^.*$', 'https://smp.example', ''] (flags after the last delimiter are not used)
+  if (parts.length < 4 || parts[1] !== '^.*$') return undefined;
+  const url = parts[2]!;
+  return /^https?:\/\/[^\s]+$/i.test(url) ? url.replace(/\/+$/, '') : undefined;
+}
