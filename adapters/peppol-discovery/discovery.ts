@@ -9,7 +9,7 @@ import { Resolver } from 'node:dns/promises';
 import { X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { SignedXml } from 'xml-crypto';
-import { DOCUMENT_SCHEME, legacyCnameName, naptrName, serviceMetadataUrl, smpUrlOfNaptr } from '../../mappings/identifiers/peppol-network.ts';
+import { DOCUMENT_SCHEME, legacyCnameName, naptrName, serviceGroupUrl, serviceMetadataUrl, smpUrlOfNaptr } from '../../mappings/identifiers/peppol-network.ts';
 
 const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
@@ -56,6 +56,8 @@ export interface Endpoint {
 export interface Discovery {
   /** The participant's SMP base URL, or null when the SML does not know it. */
   smpUrl: string | null;
+  /** The document type identifiers its service group lists (`scheme::value`). */
+  documentTypeIds: string[];
   /** The endpoints for the document type (empty: registered, but not for this type). */
   endpoints: Endpoint[];
 }
@@ -209,6 +211,16 @@ export function parseServiceMetadata(xml: string): ServiceMetadata {
   return { kind: 'endpoints', endpoints };
 }
 
+/** The document type identifiers a service group references (`scheme::value`, decoded). */
+export function documentTypeIdsOf(serviceGroupXml: string): string[] {
+  const root = strictParser().parseFromString(serviceGroupXml, 'text/xml').documentElement;
+  if (!root) return [];
+  return children(root, [[SMP_NS, 'ServiceMetadataReferenceCollection'], [SMP_NS, 'ServiceMetadataReference']])
+    .map((r) => r.getAttribute('href') ?? '')
+    .map((href) => { try { return decodeURIComponent(href.split('/services/')[1] ?? ''); } catch { return ''; } })
+    .filter(Boolean);
+}
+
 /** Within its activation window (dates as the SMP wrote them; absent means open). */
 export function isActive(e: Endpoint, now: Date): boolean {
   const t = now.getTime();
@@ -231,7 +243,7 @@ export class DiscoveryClient {
     const kept = this.cache.get(key);
     if (kept && kept.until > now.getTime()) return { ...kept.answer, cached: true };
     const answer = await this.lookup(participantId, documentTypeId, documentScheme, now);
-    const ttl = answer.smpUrl && answer.endpoints.length ? this.opts.cacheTtlMs : this.opts.negativeCacheTtlMs;
+    const ttl = answer.endpoints.length ? this.opts.cacheTtlMs : this.opts.negativeCacheTtlMs;
     if (this.cache.size >= 10_000) this.cache.clear();
     if (ttl > 0) this.cache.set(key, { answer, until: now.getTime() + ttl });
     return { ...answer, cached: false };
@@ -239,20 +251,24 @@ export class DiscoveryClient {
 
   private async lookup(participantId: string, documentTypeId: string, scheme: string, now: Date): Promise<Discovery> {
     const smpUrl = await smpUrlOf(participantId, this.opts);
-    if (!smpUrl) return { smpUrl: null, endpoints: [] };
+    if (!smpUrl) return { smpUrl: null, documentTypeIds: [], endpoints: [] };
+    const group = await this.get(serviceGroupUrl(smpUrl, participantId));
+    if (group.status === 404) return { smpUrl, documentTypeIds: [], endpoints: [] };
+    if (group.status !== 200) throw new DiscoveryError(`the SMP answered ${group.status} for the service group of ${participantId}`, group.status >= 500 || group.status === 429);
+    const documentTypeIds = documentTypeIdsOf(group.body);
     let url = serviceMetadataUrl(smpUrl, participantId, documentTypeId, scheme);
     for (let hop = 0; hop < 2; hop++) {
       const res = await this.get(url);
-      if (res.status === 404) return { smpUrl, endpoints: [] };
+      if (res.status === 404) return { smpUrl, documentTypeIds, endpoints: [] };
       if (res.status !== 200) throw new DiscoveryError(`the SMP answered ${res.status} for ${url}`, res.status >= 500 || res.status === 429);
       const check = verifySignedServiceMetadata(res.body, this.opts.trust, now);
       if (!check.valid) throw new DiscoveryError(`the SMP's answer for ${participantId} is refused: ${check.reason}`, false);
       const meta = parseServiceMetadata(check.signed ?? res.body);
-      if (meta.kind === 'endpoints') return { smpUrl, endpoints: meta.endpoints.filter((e) => isActive(e, now)) };
+      if (meta.kind === 'endpoints') return { smpUrl, documentTypeIds, endpoints: meta.endpoints.filter((e) => isActive(e, now)) };
       if (hop === 1) throw new DiscoveryError('the SMP redirected twice (one redirect is followed)', false);
       url = meta.href;
     }
-    return { smpUrl, endpoints: [] };
+    return { smpUrl, documentTypeIds, endpoints: [] };
   }
 
   private async get(url: string): Promise<{ status: number; body: string }> {

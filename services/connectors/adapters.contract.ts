@@ -105,6 +105,21 @@ export function candidateConnectors(manifests: readonly ConnectorManifest[], req
     .sort((a, b) => specific(a) - specific(b) || a.id.localeCompare(b.id));
 }
 
+/**
+ * The connectors that can say whether a participant is reachable, for `POST /v1/directory/verify`:
+ * the senders, and the discovery-only connectors (the Peppol SML/SMP client), of the caller's mode
+ * and the document type; any country (verify names no recipient country). Discovery-only first: a
+ * network directory answers for the whole network, before any one sender.
+ */
+export function verifyingConnectors(manifests: readonly ConnectorManifest[], req: { livemode: boolean; documentType: string }): ConnectorManifest[] {
+  const mode = req.livemode ? 'live' : 'test';
+  const directoryOnly = (m: ConnectorManifest) => (m.capabilities.send ? 1 : 0);
+  return manifests
+    .filter((m) => m.modes.includes(mode) && m.documentTypes.includes(req.documentType)
+      && (m.capabilities.discover || m.capabilities.send) && m.countries.includes('*'))
+    .sort((a, b) => directoryOnly(a) - directoryOnly(b) || a.id.localeCompare(b.id));
+}
+
 export function pickConnector(manifests: readonly ConnectorManifest[], req: RoutingRequest): ConnectorManifest | undefined {
   return candidateConnectors(manifests, req)[0];
 }

@@ -12,7 +12,7 @@ import { principalOf } from '../shared/auth.ts';
 import { DomainError } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
-import { candidateConnectors, discoverRecipient, registeredManifests } from '../connectors/adapters.contract.ts';
+import { discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
 import { findParticipant, searchParticipants } from '../tenancy/tenancy.contract.ts';
 import { DOCUMENT_TYPES } from '../documents/documents.contract.ts';
 import { parsePeppolId } from '../../mappings/identifiers/peppol-id.ts';
@@ -45,7 +45,7 @@ async function verifyParticipant(this: DirectoryThis, ctx: Context<{ peppolId: s
   const kept = this.verifications.get(key);
   if (kept && kept.until > now) return { ...kept.answer, cached: true };
 
-  const candidates = candidateConnectors(registeredManifests(ctx.broker), { livemode: auth.livemode, documentType });
+  const candidates = verifyingConnectors(registeredManifests(ctx.broker), { livemode: auth.livemode, documentType });
   if (!candidates.length) throw new DomainError('UPSTREAM_UNAVAILABLE', `No network connector serves ${auth.livemode ? 'live' : 'test'} ${documentType} documents on this deployment`, { retryAfter: 60 });
   const { manifest, check } = await discoverRecipient(ctx, candidates, { recipient: { peppolId }, documentType, livemode: auth.livemode });
   const answer = {

@@ -122,6 +122,10 @@ function translate(err: unknown): Translated {
   if (typeof e.type === 'string' && UNAVAILABLE_TYPES.has(e.type)) {
     return { code: 'UPSTREAM_UNAVAILABLE', message: 'A service needed for this request is temporarily unavailable; retry after the delay given', details: [], extra: {}, retryAfter: 5, internal: false };
   }
+  // A connector's network (a directory, an SMP, a partner) failed to answer: its message says which.
+  if (e.type === 'CONNECTOR_TRANSIENT') {
+    return { code: 'UPSTREAM_UNAVAILABLE', message: `A network this request needs could not answer; retry after the delay given (${typeof e.message === 'string' ? e.message : 'no detail'})`, details: [], extra: {}, retryAfter: 30, internal: false };
+  }
   if (typeof e.type === 'string' && TIMEOUT_TYPES.has(e.type)) {
     return { code: 'UPSTREAM_TIMEOUT', message: 'A service needed for this request did not answer in time; it is safe to retry with the same Idempotency-Key', details: [], extra: {}, internal: false };
   }

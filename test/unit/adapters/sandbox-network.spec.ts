@@ -4,7 +4,8 @@
 import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
 import { sandboxNetworkConnector as c, SCENARIOS } from '../../../adapters/sandbox-network/sandbox-network.connector.ts';
 import type { DirectoryEntry } from '../../../adapters/sdk/index.ts';
-import { candidateConnectors, pickConnector } from '../../../services/connectors/adapters.contract.ts';
+import { candidateConnectors, pickConnector, verifyingConnectors } from '../../../services/connectors/adapters.contract.ts';
+import peppolDiscovery from '../../../adapters/peppol-discovery/peppol-discovery.connector.ts';
 
 const bob: DirectoryEntry = { organizationId: 'org_b', companyId: 'comp_b', peppolId: '0208:0123456749', name: 'Bob BV', country: 'BE', documentTypes: ['invoice', 'credit-note'] };
 
@@ -77,5 +78,13 @@ describe('content-based router', () => {
     expect(pickConnector([c.manifest, both], { livemode: true, country: 'BE', documentType: 'invoice' })?.id).toBe('be-both');
     expect(pickConnector([c.manifest, both], { livemode: false, country: 'BE', documentType: 'invoice' })?.id).toBe('be-both');
     expect(candidateConnectors([c.manifest, both, live], { livemode: false, country: 'BE', documentType: 'invoice' }).map((m) => m.id)).toEqual(['be-both', 'sandbox-network']);
+  });
+
+  it('directory verification asks the network directory (discovery-only) first, then the senders, never a sender of one country', () => {
+    const all = [c.manifest, live, frLive, peppolDiscovery.manifest];
+    expect(verifyingConnectors(all, { livemode: true, documentType: 'invoice' }).map((m) => m.id)).toEqual(['peppol-discovery', 'peppol-as4']);
+    expect(verifyingConnectors(all, { livemode: false, documentType: 'invoice' }).map((m) => m.id)).toEqual(['sandbox-network']);
+    // a discovery-only connector never carries a document
+    expect(candidateConnectors(all, { livemode: true, documentType: 'invoice' }).map((m) => m.id)).toEqual(['peppol-as4']);
   });
 });

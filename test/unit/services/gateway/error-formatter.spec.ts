@@ -41,6 +41,14 @@ describe('formatError', () => {
     expect(formatError(new Errors.ServiceNotAvailableError({ action: 'a', nodeID: 'n' }), 'r', DOCS).headers['Retry-After']).toBe('5');
   });
 
+  it('a connector whose network did not answer is a 503 naming what failed, with Retry-After', () => {
+    const err = new Errors.MoleculerError('adapter.peppol-discovery: the SMP did not answer: connect ECONNREFUSED', 502, 'CONNECTOR_TRANSIENT');
+    const out = formatError(err, 'req_5', DOCS);
+    expect({ status: out.status, code: out.body.error.code }).toEqual({ status: 503, code: 'UPSTREAM_UNAVAILABLE' });
+    expect(out.body.error.message).toContain('the SMP did not answer');
+    expect(out.headers['Retry-After']).toBe('30');
+  });
+
   it('anything unexpected is a 500 INTERNAL_ERROR whose text and stack stay on the server', () => {
     const out = formatError(new TypeError("Cannot read properties of undefined (reading 'secret')"), 'req_5', DOCS);
     expect(out.status).toBe(500);

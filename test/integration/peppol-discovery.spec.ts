@@ -1,0 +1,111 @@
+/**
+ * Peppol discovery end to end, on 127.0.0.1 only: a company registered through this deployment is
+ * published by its SMP; an SML zone (a real DNS server) points the participant at that SMP; the
+ * peppol-discovery connector, asked by the platform like any connector, resolves participant → DNS
+ * U-NAPTR → SMP → signed endpoint, verifies the SMP signature against its trust store, keeps the
+ * answer (a second check asks neither DNS nor SMP), and tells an unregistered participant from a
+ * registered one. An SMP signed by a certificate outside the trust store is refused.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomInt } from 'node:crypto';
+import forge from 'node-forge';
+import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
+import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
+import { smpKeys } from '../../services/smp/smp-keys.ts';
+
+process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
+process.env.EINV_SMP_MODE = 'test';
+
+let t: TestApp;
+let sml: SmlDns;
+const dir = mkdtempSync(join(tmpdir(), 'einv-discovery-'));
+
+/** A self-signed certificate nobody trusts. */
+function strangerPem(): string {
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+  cert.setSubject([{ name: 'commonName', value: 'PXX000000' }]);
+  cert.setIssuer([{ name: 'commonName', value: 'PXX000000' }]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return forge.pki.certificateToPem(cert);
+}
+
+beforeAll(async () => {
+  sml = await startSmlDns();
+  // The SMP of this deployment signs with its development certificate; trust exactly that one.
+  const trustFile = join(dir, 'smp-trust.pem');
+  writeFileSync(trustFile, smpKeys().certificatePem);
+  Object.assign(process.env, {
+    EINV_CONNECTORS: 'sandbox-network,peppol-discovery',
+    EINV_CONNECTOR_PEPPOL_DISCOVERY_SML_ZONE: sml.zone,
+    EINV_CONNECTOR_PEPPOL_DISCOVERY_DNS_SERVERS: sml.server,
+    EINV_CONNECTOR_PEPPOL_DISCOVERY_TRUST_FILE: trustFile,
+    // the SMP of this test answers over plain HTTP on 127.0.0.1
+    EINV_CONNECTOR_PEPPOL_DISCOVERY_REQUIRE_HTTPS: 'false',
+  });
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.stop();
+  await sml.close();
+  for (const k of ['EINV_SMP_MODE', 'EINV_CONNECTORS', 'EINV_CONNECTOR_PEPPOL_DISCOVERY_SML_ZONE', 'EINV_CONNECTOR_PEPPOL_DISCOVERY_DNS_SERVERS', 'EINV_CONNECTOR_PEPPOL_DISCOVERY_TRUST_FILE', 'EINV_CONNECTOR_PEPPOL_DISCOVERY_REQUIRE_HTTPS']) delete process.env[k];
+});
+
+const check = (peppolId: string, documentType = 'invoice') =>
+  t.app.broker.call('adapter.peppol-discovery.check', { recipient: { peppolId }, documentType, livemode: true }) as Promise<{ known: boolean; canReceive: boolean; documentTypes: string[]; peppolId?: string }>;
+
+async function registeredCompany(label: string): Promise<{ peppolId: string }> {
+  const org = await bootstrap(t.baseUrl, { label, keyType: 'platform' });
+  const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+  expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
+  return company;
+}
+
+it('resolves a participant through the SML zone and the SMP it names, then answers from its cache', async () => {
+  const company = await registeredCompany('disc-a');
+  sml.register(company.peppolId, `${t.baseUrl}/smp`);
+
+  const first = await check(company.peppolId);
+  expect(first).toEqual({ known: true, canReceive: true, documentTypes: ['invoice', 'credit-note'], peppolId: company.peppolId });
+
+  const queries = sml.queries;
+  sml.unregister(company.peppolId); // were it asked again, the zone would now say NXDOMAIN
+  expect((await check(company.peppolId)).canReceive).toBe(true);
+  expect(sml.queries).toBe(queries);
+});
+
+it('a participant the SML does not know is not known; one the SMP does not publish is known but cannot receive', async () => {
+  expect(await check('0208:0999999999')).toEqual({ known: false, canReceive: false, documentTypes: [], peppolId: '0208:0999999999' });
+
+  // In the zone, pointing at our SMP, but not registered there (the SMP answers 404): the SML
+  // listing is stale, nobody receives for it.
+  sml.register('0208:0888888888', `${t.baseUrl}/smp`);
+  expect(await check('0208:0888888888')).toMatchObject({ known: true, canReceive: false, documentTypes: [] });
+});
+
+it('refuses an SMP whose signature does not chain to the trust store', async () => {
+  const company = await registeredCompany('disc-b');
+  sml.register(company.peppolId, `${t.baseUrl}/smp`);
+  const strangerTrust = join(dir, 'stranger.pem');
+  writeFileSync(strangerTrust, strangerPem());
+  const other = await startTestAppWithTrust(strangerTrust);
+  try {
+    await expect(other.app.broker.call('adapter.peppol-discovery.check', { recipient: { peppolId: company.peppolId }, documentType: 'invoice', livemode: true }))
+      .rejects.toMatchObject({ message: expect.stringMatching(/not trusted/) });
+  } finally {
+    await other.stop();
+    process.env.EINV_CONNECTOR_PEPPOL_DISCOVERY_TRUST_FILE = join(dir, 'smp-trust.pem');
+  }
+});
+
+/** A second deployment (its own broker) whose discovery trusts another certificate only. */
+async function startTestAppWithTrust(trustFile: string): Promise<TestApp> {
+  process.env.EINV_CONNECTOR_PEPPOL_DISCOVERY_TRUST_FILE = trustFile;
+  return startTestApp({ services: ['tenancy', 'adapter.peppol-discovery'] });
+}
