@@ -107,7 +107,11 @@ export interface AppConfig {
   /** Years a removed company's documents stay readable where its country sets no period of its own (Italy 10, France 6). */
   documentRetentionYears: number;
   /** This deployment's SMP (services/smp): which registrations it publishes and what it signs with. */
-  smp: { mode: 'live' | 'test'; keyFile: string | undefined; certificateFile: string | undefined; apCertificateFile: string | undefined };
+  smp: {
+    mode: 'live' | 'test'; keyFile: string | undefined; certificateFile: string | undefined; apCertificateFile: string | undefined;
+    /** The SML this SMP registers its participants with (unset: none, registrations stay local). */
+    sml: { url: string; smpId: string; caFile: string | undefined; timeoutMs: number } | undefined;
+  };
   /** Lease of an Idempotency-Key claim, renewed while its request runs; a crashed holder's claim lapses after it. */
   idempotencyClaimMs: number;
   /** JWT verification: an external identity provider (optional) and our built-in issuer. */
@@ -250,6 +254,12 @@ export function loadConfig(): AppConfig {
       keyFile: str('EINV_SMP_KEY_FILE'),
       certificateFile: str('EINV_SMP_CERTIFICATE_FILE'),
       apCertificateFile: str('EINV_AP_CERTIFICATE_FILE'),
+      sml: str('EINV_SML_URL') ? {
+        url: str('EINV_SML_URL')!,
+        smpId: str('EINV_SML_SMP_ID') ?? (() => { throw new Error('EINV_SML_URL needs EINV_SML_SMP_ID: the ServiceMetadataPublisherID this SMP has at the SML'); })(),
+        caFile: str('EINV_SML_CA_FILE'),
+        timeoutMs: int('EINV_SML_TIMEOUT_MS', 30_000),
+      } : undefined,
     },
     idempotencyClaimMs: int('EINV_IDEMPOTENCY_CLAIM_MS', 15_000),
     jwt: {

@@ -25,3 +25,22 @@ export const serviceMetadata = defineAction<{ participant: string; document: str
     response: xml,
   },
 });
+
+// ---- the SML (internal: tenancy's registration jobs and migration endpoints call them) ----------
+
+export interface SmlParticipant { peppolId: string }
+/** Whether an SML is configured: without one, registrations are published by this SMP only. */
+export interface SmlOutcome { sml: boolean }
+
+export const smlRegister = defineAction<SmlParticipant, SmlOutcome>(SERVICE, 'smlRegister', {
+  params: { peppolId: { type: 'string', min: 3, max: 130 } },
+});
+export const smlDeregister = defineAction<SmlParticipant, SmlOutcome>(SERVICE, 'smlDeregister', {
+  params: { peppolId: { type: 'string', min: 3, max: 130 } },
+});
+export const smlPrepareMigration = defineAction<SmlParticipant, { migrationKey: string }>(SERVICE, 'smlPrepareMigration', {
+  params: { peppolId: { type: 'string', min: 3, max: 130 } },
+});
+export const smlMigrate = defineAction<SmlParticipant & { migrationKey: string }, SmlOutcome>(SERVICE, 'smlMigrate', {
+  params: { peppolId: { type: 'string', min: 3, max: 130 }, migrationKey: { type: 'string', min: 8, max: 100 } },
+});

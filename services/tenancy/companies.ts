@@ -6,7 +6,7 @@
  */
 import type { Context, Service } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DomainError, rethrowAsDomainError } from '../shared/errors.ts';
+import { DomainError, rethrowAsDomainError, specCodeOf } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
@@ -16,12 +16,14 @@ import { recordEvent } from '../../mixins/outbox.mixin.ts';
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
 import { peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
 import { countryOfVat } from '../../mappings/identifiers/vat.ts';
-import { API_KEY_REVOKED_EVENT, PUBLISH_COMPANY_JOB, VERIFY_COMPANY_JOB, type ApiKeyRevoked, type CompanyDeletion, type CreateCompanyParams, type RegistrationView } from './tenancy.contract.ts';
+import { API_KEY_REVOKED_EVENT, PUBLISH_COMPANY_JOB, UNPUBLISH_COMPANY_JOB, VERIFY_COMPANY_JOB, type ApiKeyRevoked, type CompanyDeletion, type CreateCompanyParams, type RegistrationView } from './tenancy.contract.ts';
 import { askRegistry, type RegistryAnswer } from './company-registry.ts';
 import { Company } from './company.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { Organization } from './organization.entity.ts';
 import { slugify } from './views.ts';
+import { call } from '../shared/call.ts';
+import { smlDeregister, smlRegister } from '../smp/smp.contract.ts';
 
 /** Statutory retention of invoices where the country sets its own (years). */
 const RETENTION_YEARS: Readonly<Record<string, number>> = { IT: 10, FR: 6 };
@@ -120,6 +122,8 @@ export async function deleteCompany(ctx: Context, em: EntityManager, company: Co
     row.deletedAt = now;
     row.retainUntil = retainUntil;
     if (row.registrationStatus === 'active') row.registrationStatus = 'deregistered';
+    // published on the network: the SML entry goes too (a job, so the SML's answer is awaited outside this transaction)
+    if (row.smpRegistered && row.peppolId) scheduleJobs(tx, [{ kind: UNPUBLISH_COMPANY_JOB, ref: row.peppolId, companyId: row.id, dueAt: now }]);
     row.smpRegistered = false;
     const keys = await tx.find(ApiKey, { company: row.id, revokedAt: null });
     for (const key of keys) key.revokedAt = now;
@@ -161,30 +165,62 @@ export async function verifyPending(this: Service, jobs: ClaimedJob[], em: Entit
   }
 }
 
+/** An SML answer worth waiting for: the registration is tried again later (1 min, doubling, at most 6 h). */
+const smlUnavailable = (err: unknown) => specCodeOf(err) === 'UPSTREAM_UNAVAILABLE' || ['SERVICE_NOT_FOUND', 'SERVICE_NOT_AVAILABLE', 'REQUEST_TIMEOUT'].includes(String((err as { type?: unknown }).type));
+
 /**
  * Job `company.publish`: makes a registration visible on the network. Sandbox companies are
- * published by the sandbox network itself (its directory is this platform); live ones by this
- * deployment's SMP (services/smp) when it publishes live registrations (EINV_SMP_MODE=live). The
- * SML registration that points the network's DNS at our SMP is not built yet.
+ * published by the sandbox network itself (its directory is this platform); a company whose mode
+ * this deployment's SMP publishes (EINV_SMP_MODE) is also registered with the SML (services/smp,
+ * when EINV_SML_URL is set) so the network's DNS points at our SMP. The SML is asked before any
+ * transaction opens; while it cannot answer, the job is tried again later.
  */
 export async function publishRegistrations(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
   let published = false;
+  const smpMode = loadConfig().smp.mode;
   for (const job of jobs) {
+    const company = await em.fork().findOne(Company, { id: job.ref, deletedAt: null, registrationStatus: 'active' }, { populate: ['organization'] });
+    const org = company?.organization.getEntity() as Organization | undefined;
+    if (!company || !org || company.smpRegistered) { await completeJobs(em.fork(), [job.id]); continue; }
+    if (!org.sandbox && smpMode !== 'live') {
+      this.logger.warn(`company ${company.id}: registered, but this deployment's SMP publishes sandbox registrations only (EINV_SMP_MODE=test); it stays unpublished`);
+      await completeJobs(em.fork(), [job.id]);
+      continue;
+    }
+    if (smpMode === (org.sandbox ? 'test' : 'live') && company.peppolId) {
+      try {
+        await call(this.broker, smlRegister, { peppolId: company.peppolId });
+      } catch (err) {
+        if (smlUnavailable(err)) { await rescheduleJob(em.fork(), job.id, new Date(systemClock.now().getTime() + recheckDelayMs(job.claims + 1))); continue; }
+        // e.g. registered with another provider's SMP: it can move here with that provider's migration key
+        this.logger.warn(`company ${company.id}: the SML refused ${company.peppolId}: ${(err as Error).message}; it stays unpublished`);
+        await completeJobs(em.fork(), [job.id]);
+        continue;
+      }
+    }
     await em.fork().transactional(async (tx) => {
-      const company = await tx.findOne(Company, { id: job.ref, deletedAt: null, registrationStatus: 'active' }, { populate: ['organization'] });
-      const org = company?.organization.getEntity() as Organization | undefined;
-      if (company && org && !company.smpRegistered) {
-        if (org.sandbox || loadConfig().smp.mode === 'live') {
-          company.smpRegistered = true;
-          await recordEvent(tx, { organizationId: org.id, companyId: company.id, type: 'company.smp_registered', livemode: !org.sandbox, data: { companyId: company.id, peppolId: company.peppolId } });
-          published = true;
-        } else {
-          this.logger.warn(`company ${company.id}: registered, but this deployment's SMP publishes sandbox registrations only (EINV_SMP_MODE=test); it stays unpublished`);
-        }
+      const row = await tx.findOne(Company, { id: company.id, deletedAt: null, registrationStatus: 'active' });
+      if (row && !row.smpRegistered) {
+        row.smpRegistered = true;
+        await recordEvent(tx, { organizationId: org.id, companyId: row.id, type: 'company.smp_registered', livemode: !org.sandbox, data: { companyId: row.id, peppolId: row.peppolId } });
+        published = true;
       }
       await completeJobs(tx, [job.id]);
     });
   }
   // Committed: the outbox followers need not wait for their next poll.
   if (published) void this.broker.broadcast(OUTBOX_WRITTEN_EVENT, {});
+}
+
+/** Job `company.unpublish`: a deleted company's participant leaves the SML (its ref is the Peppol id). */
+export async function unpublishRegistrations(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
+  for (const job of jobs) {
+    try {
+      await call(this.broker, smlDeregister, { peppolId: job.ref });
+    } catch (err) {
+      if (smlUnavailable(err)) { await rescheduleJob(em.fork(), job.id, new Date(systemClock.now().getTime() + recheckDelayMs(job.claims + 1))); continue; }
+      this.logger.warn(`the SML refused to remove ${job.ref}: ${(err as Error).message}`);
+    }
+    await completeJobs(em.fork(), [job.id]);
+  }
 }

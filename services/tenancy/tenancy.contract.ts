@@ -371,6 +371,8 @@ export const importCompanies = defineAction<{ items: unknown[] }, { results: Imp
 /** Scheduler job kinds of tenancy. */
 export const VERIFY_COMPANY_JOB = 'company.verify';
 export const PUBLISH_COMPANY_JOB = 'company.publish';
+/** Removes a deleted company's participant from the SML (its ref is the Peppol id, the company row being gone). */
+export const UNPUBLISH_COMPANY_JOB = 'company.unpublish';
 
 export interface ProvisionParams {
   organization: { name: string; sandbox: boolean; plan?: string; country?: string; vatNumber?: string };

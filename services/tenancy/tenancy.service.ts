@@ -16,7 +16,7 @@ import { apiKeyView, companyView, slugify } from './views.ts';
 import { participantAliases } from '../../mappings/identifiers/peppol-id.ts';
 import * as contract from './tenancy.contract.ts';
 import { loadConfig } from '../shared/config.ts';
-import { createCompany, registerCompany, deleteCompany, verifyPending, publishRegistrations, companyNotFound } from './companies.ts';
+import { createCompany, registerCompany, deleteCompany, verifyPending, publishRegistrations, unpublishRegistrations, companyNotFound } from './companies.ts';
 import { importOne, checkImportItem } from './company-import.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { likeContaining, likeLiteral } from '../shared/pg-text.ts';
@@ -56,6 +56,7 @@ const TenancyService: ServiceSchema = {
   mixins: [OrmMixin, OutboxMixin, SchedulerMixin({
     [contract.VERIFY_COMPANY_JOB]: { batch: 10, handle: verifyPending },
     [contract.PUBLISH_COMPANY_JOB]: { batch: 20, handle: publishRegistrations },
+    [contract.UNPUBLISH_COMPANY_JOB]: { batch: 20, handle: unpublishRegistrations },
   })],
 
   actions: {
