@@ -16,14 +16,14 @@ import { recordEvent } from '../../mixins/outbox.mixin.ts';
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
 import { peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
 import { countryOfVat } from '../../mappings/identifiers/vat.ts';
-import { API_KEY_REVOKED_EVENT, PUBLISH_COMPANY_JOB, UNPUBLISH_COMPANY_JOB, VERIFY_COMPANY_JOB, type ApiKeyRevoked, type CompanyDeletion, type CreateCompanyParams, type RegistrationView } from './tenancy.contract.ts';
+import { API_KEY_REVOKED_EVENT, PUBLISH_COMPANY_JOB, UNPUBLISH_COMPANY_JOB, VERIFY_COMPANY_JOB, type ApiKeyRevoked, type CompanyDeletion, type CreateCompanyParams, type MigrationKeyView, type RegistrationView } from './tenancy.contract.ts';
 import { askRegistry, type RegistryAnswer } from './company-registry.ts';
 import { Company } from './company.entity.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { Organization } from './organization.entity.ts';
 import { slugify } from './views.ts';
 import { call } from '../shared/call.ts';
-import { smlDeregister, smlRegister } from '../smp/smp.contract.ts';
+import { smlDeregister, smlMigrate, smlPrepareMigration, smlRegister } from '../smp/smp.contract.ts';
 
 /** Statutory retention of invoices where the country sets its own (years). */
 const RETENTION_YEARS: Readonly<Record<string, number>> = { IT: 10, FR: 6 };
@@ -100,9 +100,26 @@ export async function createCompany(ctx: Context, em: EntityManager, p: CreateCo
   return company;
 }
 
-export async function registerCompany(ctx: Context, em: EntityManager, company: Company): Promise<RegistrationView> {
+export async function registerCompany(ctx: Context, em: EntityManager, company: Company, migrationKey?: string): Promise<RegistrationView> {
   if (company.status !== 'active') throw new DomainError('INVALID_TRANSITION', `Company '${company.id}' is still pending verification by the company registry; it can be registered once verified`, { extra: { allowedTransitions: [] } });
   if (!company.peppolId) throw new DomainError('INVALID_REQUEST', `Company '${company.id}' has no Peppol id to register`);
+  if (migrationKey !== undefined && !company.smpRegistered) {
+    // Arriving from another provider: the SML moves the participant to our SMP now (no transaction
+    // is open while it answers); it is then published here at once.
+    await call(ctx, smlMigrate, { peppolId: company.peppolId, migrationKey });
+    const org = await em.fork().findOneOrFail(Organization, company.organization.id);
+    const registered = await em.fork().transactional(async (tx) => {
+      const row = await tx.findOneOrFail(Company, { id: company.id, deletedAt: null });
+      row.registrationStatus = 'active';
+      row.registeredAt ??= systemClock.now();
+      row.smpRegistered = true;
+      await cancelJobs(tx, [PUBLISH_COMPANY_JOB], row.id);
+      await recordEvent(tx, { organizationId: org.id, companyId: row.id, type: 'company.smp_registered', livemode: !org.sandbox, data: { companyId: row.id, peppolId: row.peppolId } });
+      return row;
+    });
+    void ctx.broadcast(OUTBOX_WRITTEN_EVENT, {});
+    return { companyId: registered.id, registrationStatus: 'active', peppolId: registered.peppolId!, smpRegistered: true, registeredAt: registered.registeredAt!.toISOString() };
+  }
   if (company.registrationStatus !== 'active') {
     company.registrationStatus = 'active';
     company.registeredAt = systemClock.now();
@@ -110,6 +127,15 @@ export async function registerCompany(ctx: Context, em: EntityManager, company: 
     await em.flush();
   }
   return { companyId: company.id, registrationStatus: 'active', peppolId: company.peppolId, smpRegistered: company.smpRegistered, registeredAt: company.registeredAt!.toISOString() };
+}
+
+/** `POST /v1/companies/{id}/migration-key`: a key for the provider the company moves to (SML PrepareToMigrate). */
+export async function prepareMigration(ctx: Context, company: Company): Promise<MigrationKeyView> {
+  if (company.registrationStatus !== 'active' || !company.smpRegistered || !company.peppolId) {
+    throw new DomainError('INVALID_TRANSITION', `Company '${company.id}' is not published through this SMP: there is nothing to migrate`, { extra: { allowedTransitions: [] } });
+  }
+  const { migrationKey } = await call(ctx, smlPrepareMigration, { peppolId: company.peppolId });
+  return { companyId: company.id, peppolId: company.peppolId, migrationKey, createdAt: systemClock.now().toISOString() };
 }
 
 export async function deleteCompany(ctx: Context, em: EntityManager, company: Company): Promise<CompanyDeletion> {

@@ -244,12 +244,27 @@ export interface RegistrationView {
   smpRegistered: boolean;
   registeredAt: string;
 }
-export const registerCompany = defineAction<{ id: string }, RegistrationView>(SERVICE, 'registerCompany', {
+export interface MigrationKeyView { companyId: string; peppolId: string; migrationKey: string; createdAt: string }
+
+export const prepareCompanyMigration = defineAction<{ id: string }, MigrationKeyView>(SERVICE, 'prepareCompanyMigration', {
   params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 } },
   http: {
+    method: 'POST', path: '/v1/companies/:id/migration-key', access: 'companies.write', tag: 'Companies',
+    summary: 'Let the company move to another Peppol provider: the SML is told that the SMP presenting this key may take over the company\'s participant. Give `migrationKey` to the new provider (it registers the company with it); until it does, the company stays reachable here. Each call prepares a new key. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION when the company is not published through this SMP; 503 UPSTREAM_UNAVAILABLE when no SML is configured or it does not answer.',
+    errors: { 404: 'COMPANY_NOT_FOUND', 409: 'INVALID_TRANSITION: the company is not published through this SMP', 503: 'UPSTREAM_UNAVAILABLE: no SML configured, or it did not answer' },
+    response: {
+      type: 'object', required: ['companyId', 'peppolId', 'migrationKey', 'createdAt'],
+      properties: { companyId: { type: 'string' }, peppolId: { type: 'string' }, migrationKey: { type: 'string', description: 'Secret: whoever holds it can take the participant over' }, createdAt: { type: 'string', format: 'date-time' } },
+    },
+  },
+});
+
+export const registerCompany = defineAction<{ id: string; migrationKey?: string }, RegistrationView>(SERVICE, 'registerCompany', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 }, migrationKey: { type: 'string', min: 8, max: 100, optional: true } },
+  http: {
     method: 'POST', path: '/v1/companies/:id/register', access: 'companies.write', tag: 'Companies',
-    summary: 'Register the company on the network: the registration is active at once, its publication follows. Creates the registration (`registrationStatus: active`) and schedules the publication of the company\'s Peppol id; `smpRegistered` turns true and `company.smp_registered` is sent once it is published. Registering again is harmless. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION while the company is `pending_verification`.',
-    errors: { 404: 'COMPANY_NOT_FOUND', 409: 'INVALID_TRANSITION: the company is still pending verification' },
+    summary: 'Register the company on the network: the registration is active at once, its publication follows. Creates the registration (`registrationStatus: active`) and schedules the publication of the company\'s Peppol id; `smpRegistered` turns true and `company.smp_registered` is sent once it is published. Registering again is harmless. A company the network knows through another provider arrives with that provider\'s `migrationKey` (body, optional): the SML moves the participant to this SMP at once and the answer has `smpRegistered: true`. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION while the company is `pending_verification`; 400 INVALID_REQUEST when the SML refuses the key; 503 UPSTREAM_UNAVAILABLE when no SML is configured or it does not answer.',
+    errors: { 400: 'INVALID_REQUEST: the SML refused the migration key', 404: 'COMPANY_NOT_FOUND', 409: 'INVALID_TRANSITION: the company is still pending verification', 503: 'UPSTREAM_UNAVAILABLE: no SML configured, or it did not answer' },
     response: {
       type: 'object', required: ['companyId', 'registrationStatus', 'peppolId', 'smpRegistered', 'registeredAt'],
       properties: {

@@ -16,7 +16,7 @@ import { apiKeyView, companyView, slugify } from './views.ts';
 import { participantAliases } from '../../mappings/identifiers/peppol-id.ts';
 import * as contract from './tenancy.contract.ts';
 import { loadConfig } from '../shared/config.ts';
-import { createCompany, registerCompany, deleteCompany, verifyPending, publishRegistrations, unpublishRegistrations, companyNotFound } from './companies.ts';
+import { createCompany, registerCompany, prepareMigration, deleteCompany, verifyPending, publishRegistrations, unpublishRegistrations, companyNotFound } from './companies.ts';
 import { importOne, checkImportItem } from './company-import.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { likeContaining, likeLiteral } from '../shared/pg-text.ts';
@@ -279,7 +279,8 @@ const TenancyService: ServiceSchema = {
       return companyView(await createCompany(ctx, emOf(ctx), ctx.params));
     }),
 
-    registerCompany: action(contract.registerCompany, async (ctx) => registerCompany(ctx, emOf(ctx), await companyToChange(ctx, ctx.params.id))),
+    registerCompany: action(contract.registerCompany, async (ctx) => registerCompany(ctx, emOf(ctx), await companyToChange(ctx, ctx.params.id), ctx.params.migrationKey)),
+    prepareCompanyMigration: action(contract.prepareCompanyMigration, async (ctx) => prepareMigration(ctx, await companyToChange(ctx, ctx.params.id))),
 
     importCompany: action(contract.importCompany, async function (this: TenancyThis, ctx) {
       return importOne(ctx, emOf(ctx), ctx.params, (tx, input) => this.recordEvent(ctx, tx, input));

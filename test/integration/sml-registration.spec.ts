@@ -3,19 +3,20 @@
  * register its participant with the SML (SOAP 1.1 over mutual TLS with the SMP certificate), the
  * SML publishes it in its DNS zone, and the Peppol discovery of another deployment now finds it
  * through DNS and our SMP; deleting the company removes it from the SML. A participant another
- * SMP holds stays unpublished here (the SML refuses it), and the SML refuses a client without the
- * SMP certificate.
+ * SMP holds stays unpublished here (the SML refuses it) until it arrives with that provider's
+ * migration key; a company leaving gets a key the next provider migrates it with. The SML refuses
+ * a client without the SMP certificate.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomInt } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
+import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
 import { startSmlSimulator, type SmlSimulator } from '../support/sml-simulator.ts';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
-import { smlEnvelope } from '../../services/smp/sml-client.ts';
+import { SmlClient, smlEnvelope } from '../../services/smp/sml-client.ts';
 
 const SMP_ID = 'EINV-TEST-SMP';
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
@@ -106,4 +107,48 @@ it('the SML is reached only with the SMP certificate (mutual TLS)', async () => 
     await noClientCert.close();
   }
   expect(sml.owners.has('0208:0123456789')).toBe(false);
+});
+
+it('a company leaving gets a migration key; the next provider takes the participant over with it, and only with it', async () => {
+  const { org, company } = await newCompany('sml-leave');
+  const pid = company.peppolId.toLowerCase();
+  // not published yet: nothing to migrate
+  expectEnvelope(await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/migration-key`, { key: org.apiKey }), 409, 'INVALID_TRANSITION');
+  await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey });
+  await until('the company to be published', async () => ((await smpRegistered(org.apiKey, company.id)) ? true : undefined));
+
+  const prepared = await api<{ migrationKey: string; peppolId: string }>(t.baseUrl, 'POST', `/v1/companies/${company.id}/migration-key`, { key: org.apiKey });
+  expect(prepared.status).toBe(200);
+  expect(prepared.body).toMatchObject({ companyId: company.id, peppolId: company.peppolId, migrationKey: expect.stringMatching(/^[A-Za-z0-9]{24}$/) });
+  expect(sml.migrationKeys.get(pid)).toBe(prepared.body.migrationKey);
+
+  // The next provider (another SMP at the same SML) migrates with the key: a wrong one is refused.
+  const next = new SmlClient({ url: sml.url, smpId: 'NEXT-PROVIDER-SMP', certificatePem: smpKeys().certificatePem, keyPem: smpKeys().privateKeyPem, caPem: sml.caPem, timeoutMs: 5000 });
+  try {
+    await expect(next.migrate(company.peppolId, 'not-the-key-0000')).rejects.toMatchObject({ kind: 'BadRequest' });
+    expect(sml.owners.get(pid)).toBe(SMP_ID);
+    await next.migrate(company.peppolId, prepared.body.migrationKey);
+    expect(sml.owners.get(pid)).toBe('NEXT-PROVIDER-SMP');
+  } finally {
+    await next.close();
+  }
+});
+
+it('a company arriving from another provider registers with that provider\'s key and is published at once', async () => {
+  const { org, company } = await newCompany('sml-arrive');
+  const pid = company.peppolId.toLowerCase();
+  sml.owners.set(pid, 'PREVIOUS-PROVIDER-SMP');
+  sml.migrationKeys.set(pid, 'KEY-FROM-PREVIOUS-PROVIDER');
+
+  const wrong = await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey, body: { migrationKey: 'SOMETHING-ELSE-123' } });
+  expectEnvelope(wrong, 400, 'INVALID_REQUEST');
+  expect(sml.owners.get(pid)).toBe('PREVIOUS-PROVIDER-SMP');
+
+  const res = await api<{ smpRegistered: boolean; registrationStatus: string }>(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey, body: { migrationKey: 'KEY-FROM-PREVIOUS-PROVIDER' } });
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ registrationStatus: 'active', smpRegistered: true });
+  expect(sml.owners.get(pid)).toBe(SMP_ID);
+  expect(await discover(company.peppolId)).toMatchObject({ known: true, canReceive: true });
+  const events = await api<{ data: Array<{ type: string; data: { companyId: string } }> }>(t.baseUrl, 'GET', '/v1/events?type=company.smp_registered', { key: org.apiKey });
+  expect(events.body.data.some((e) => e.data.companyId === company.id)).toBe(true);
 });

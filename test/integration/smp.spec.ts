@@ -61,6 +61,9 @@ it('publishes a registered company: service group, then signed metadata that ver
   // Not a type it receives, not a participant registered here, and a removed company: 404.
   expect((await get(`/smp/${pid(company.peppolId)}/services/${encodeURIComponent('busdox-docid-qns::urn:example:unknown')}`)).status).toBe(404);
   expect((await get(`/smp/${pid('0208:0999999999')}`)).status).toBe(404);
+  // Without an SML (EINV_SML_URL unset) no participant can migrate through this deployment.
+  for (let i = 0; i < 100 && !(await api<{ smpRegistered: boolean }>(t.baseUrl, 'GET', `/v1/companies/${company.id}`, { key: org.apiKey })).body.smpRegistered; i++) await new Promise((r) => setTimeout(r, 100));
+  expectEnvelope(await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/migration-key`, { key: org.apiKey }), 503, 'UPSTREAM_UNAVAILABLE');
   expect((await api(t.baseUrl, 'DELETE', `/v1/companies/${company.id}`, { key: org.apiKey })).status).toBe(200);
   const gone = await api(t.baseUrl, 'GET', `/smp/${pid(company.peppolId)}`);
   expectEnvelope(gone, 404, 'RESOURCE_NOT_FOUND');

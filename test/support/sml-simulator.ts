@@ -25,6 +25,8 @@ export interface SmlSimulator {
   calls: SmlCall[];
   /** participant → owning SMP id */
   owners: Map<string, string>;
+  /** participant → the migration key its SMP prepared */
+  migrationKeys: Map<string, string>;
   /** SMP id → its SMP base URL (published in the zone's NAPTR records). */
   smpUrls: Map<string, string>;
   down: boolean;
@@ -56,7 +58,7 @@ const ok = (operation: string) =>
 export async function startSmlSimulator(trustedSmpCertificates: string[], zone?: SmlDns): Promise<SmlSimulator> {
   const tls = selfSigned();
   const migrationKeys = new Map<string, string>();
-  const sim: Omit<SmlSimulator, 'url' | 'close'> = { caPem: tls.certPem, calls: [], owners: new Map(), smpUrls: new Map(), down: false };
+  const sim: Omit<SmlSimulator, 'url' | 'close'> = { caPem: tls.certPem, calls: [], owners: new Map(), migrationKeys, smpUrls: new Map(), down: false };
   const publish = (participantId: string, smpId: string | undefined) => {
     if (!zone) return;
     const url = smpId ? sim.smpUrls.get(smpId) : undefined;

@@ -256,6 +256,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/companies/{id}/migration-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let the company move to another Peppol provider: the SML is told that the SMP presenting this key may take over the company's participant. Give `migrationKey` to the new provider (it registers the company with it); until it does, the company stays reachable here. Each call prepares a new key. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION when the company is not published through this SMP; 503 UPSTREAM_UNAVAILABLE when no SML is configured or it does not answer.
+         * @description Let the company move to another Peppol provider: the SML is told that the SMP presenting this key may take over the company's participant. Give `migrationKey` to the new provider (it registers the company with it); until it does, the company stays reachable here. Each call prepares a new key. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION when the company is not published through this SMP; 503 UPSTREAM_UNAVAILABLE when no SML is configured or it does not answer.
+         */
+        post: operations["tenancy.prepareCompanyMigration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/companies/{id}/register": {
         parameters: {
             query?: never;
@@ -266,8 +286,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Register the company on the network: the registration is active at once, its publication follows. Creates the registration (`registrationStatus: active`) and schedules the publication of the company's Peppol id; `smpRegistered` turns true and `company.smp_registered` is sent once it is published. Registering again is harmless. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION while the company is `pending_verification`.
-         * @description Register the company on the network: the registration is active at once, its publication follows. Creates the registration (`registrationStatus: active`) and schedules the publication of the company's Peppol id; `smpRegistered` turns true and `company.smp_registered` is sent once it is published. Registering again is harmless. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION while the company is `pending_verification`.
+         * Register the company on the network: the registration is active at once, its publication follows. Creates the registration (`registrationStatus: active`) and schedules the publication of the company's Peppol id; `smpRegistered` turns true and `company.smp_registered` is sent once it is published. Registering again is harmless. A company the network knows through another provider arrives with that provider's `migrationKey` (body, optional): the SML moves the participant to this SMP at once and the answer has `smpRegistered: true`. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION while the company is `pending_verification`; 400 INVALID_REQUEST when the SML refuses the key; 503 UPSTREAM_UNAVAILABLE when no SML is configured or it does not answer.
+         * @description Register the company on the network: the registration is active at once, its publication follows. Creates the registration (`registrationStatus: active`) and schedules the publication of the company's Peppol id; `smpRegistered` turns true and `company.smp_registered` is sent once it is published. Registering again is harmless. A company the network knows through another provider arrives with that provider's `migrationKey` (body, optional): the SML moves the participant to this SMP at once and the answer has `smpRegistered: true`. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION while the company is `pending_verification`; 400 INVALID_REQUEST when the SML refuses the key; 503 UPSTREAM_UNAVAILABLE when no SML is configured or it does not answer.
          */
         post: operations["tenancy.registerCompany"];
         delete?: never;
@@ -3219,7 +3239,7 @@ export interface operations {
             };
         };
     };
-    "tenancy.registerCompany": {
+    "tenancy.prepareCompanyMigration": {
         parameters: {
             query?: never;
             header?: {
@@ -3241,6 +3261,152 @@ export interface operations {
                 content: {
                     "application/json": {
                         companyId: string;
+                        peppolId: string;
+                        /** @description Secret: whoever holds it can take the participant over */
+                        migrationKey: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TRANSITION: the company is not published through this SMP */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: no SML configured, or it did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.registerCompany": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    migrationKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        companyId: string;
                         /** @enum {string} */
                         registrationStatus: "active";
                         peppolId: string;
@@ -3250,7 +3416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            /** @description INVALID_REQUEST: the SML refused the migration key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            /** @description UPSTREAM_UNAVAILABLE: no SML configured, or it did not answer */
             503: {
                 headers: {
                     [name: string]: unknown;
