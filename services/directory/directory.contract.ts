@@ -55,11 +55,15 @@ export const verify = defineAction<VerifyParams, Verification>(SERVICE, 'verify'
 });
 
 export interface DirectoryListing { peppolId: string; name: string; country: string; documentTypes: string[] }
-export const search = defineAction<{ q?: string; country?: string; limit?: number; cursor?: string }, Page<DirectoryListing>>(SERVICE, 'search', {
-  params: { ...STRICT_REMOVE, ...PAGE_PARAMS, q: { type: 'string', optional: true, max: 200 }, country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ } },
+export const search = defineAction<{ q?: string; country?: string; source?: 'platform' | 'peppol'; limit?: number; cursor?: string }, Page<DirectoryListing>>(SERVICE, 'search', {
+  params: {
+    ...STRICT_REMOVE, ...PAGE_PARAMS, q: { type: 'string', optional: true, max: 200 }, country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ },
+    source: { type: 'enum', values: ['platform', 'peppol'], optional: true },
+  },
   http: {
     method: 'GET', path: '/v1/directory/search', access: 'directory', tag: 'Directory',
-    summary: 'Participants registered through this platform (in the caller\'s mode), by name or Peppol id (`q`) and country, with the document types they receive',
+    summary: 'Participants by name or Peppol id (`q`) and country, with the document types they receive. `source=platform` (default): those registered through this platform, in the caller\'s mode. `source=peppol`: the Peppol Directory this deployment is configured with (EINV_PEPPOL_DIRECTORY_URL; it lists only participants that published a business card, so absence there is no proof; `POST /v1/directory/verify` asks the network itself); needs `q` or `country`; 503 UPSTREAM_UNAVAILABLE when none is configured or it does not answer.',
+    errors: { 400: 'INVALID_REQUEST: source=peppol without q or country, or a cursor of another source', 503: 'UPSTREAM_UNAVAILABLE: no Peppol Directory configured, or it did not answer' },
     response: pageSchema({
       type: 'object', required: ['peppolId', 'name', 'country', 'documentTypes'],
       properties: { peppolId: { type: 'string' }, name: { type: 'string' }, country: { type: 'string' }, documentTypes: { type: 'array', items: { type: 'string' } } },

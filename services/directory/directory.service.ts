@@ -11,12 +11,14 @@ import { call } from '../shared/call.ts';
 import { principalOf } from '../shared/auth.ts';
 import { DomainError } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
-import { readPageRequest, toPage } from '../shared/pagination.ts';
+import { encodeCursor, readPageRequest, toPage, type Page, type PageRequest } from '../shared/pagination.ts';
+import { loadConfig } from '../shared/config.ts';
+import { searchPeppolDirectory } from './peppol-directory.ts';
 import { discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
 import { findParticipant, searchParticipants } from '../tenancy/tenancy.contract.ts';
 import { DOCUMENT_TYPES } from '../documents/documents.contract.ts';
 import { parsePeppolId } from '../../mappings/identifiers/peppol-id.ts';
-import { lookupParticipant, search, verify, PLATFORM_DOCUMENT_TYPES, type Verification } from './directory.contract.ts';
+import { lookupParticipant, search, verify, PLATFORM_DOCUMENT_TYPES, type DirectoryListing, type Verification } from './directory.contract.ts';
 
 /** How long a verification is kept: a positive answer, a negative one (a participant may register any time). */
 const POSITIVE_TTL_MS = 60_000;
@@ -57,6 +59,17 @@ async function verifyParticipant(this: DirectoryThis, ctx: Context<{ peppolId: s
   return { ...answer, cached: false };
 }
 
+/** `source=peppol`: one page of the configured Peppol Directory (the cursor holds its page index). */
+async function searchPeppol(params: { q?: string; country?: string }, page: PageRequest): Promise<Page<DirectoryListing>> {
+  const source = loadConfig().peppolDirectory;
+  if (!source) throw new DomainError('UPSTREAM_UNAVAILABLE', 'No Peppol Directory is configured on this deployment (EINV_PEPPOL_DIRECTORY_URL)', { retryAfter: 3600 });
+  if (!params.q && !params.country) throw invalid('q', 'source=peppol needs q or country: the Peppol Directory does not list everyone');
+  const index = page.after === undefined ? 0 : Number(page.after);
+  if (!Number.isInteger(index) || index < 0) throw invalid('cursor', 'The cursor is not one of the Peppol Directory\'s pages; pass the cursor of a previous page or omit it');
+  const { rows, hasMore } = await searchPeppolDirectory(source.url, params, index, page.limit, source.timeoutMs);
+  return { data: rows, hasMore, cursor: hasMore ? encodeCursor(String(index + 1)) : null };
+}
+
 const DirectoryService: ServiceSchema = {
   name: 'directory',
 
@@ -79,6 +92,7 @@ const DirectoryService: ServiceSchema = {
     search: implement(search, async (ctx) => {
       const auth = principalOf(ctx);
       const page = readPageRequest(ctx.params);
+      if (ctx.params.source === 'peppol') return searchPeppol(ctx.params, page);
       const rows = await call(ctx, searchParticipants, {
         livemode: auth.livemode, limit: page.limit + 1, ...(ctx.params.q ? { query: ctx.params.q } : {}), ...(ctx.params.country ? { country: ctx.params.country } : {}), ...(page.after ? { after: page.after } : {}),
       });

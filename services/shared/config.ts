@@ -65,6 +65,8 @@ export interface AppConfig {
   ruleEngine: 'compiled' | 'saxon';
   /** How long a process keeps a company's business-clock offset, in ms (0: never); a clock change drops it at once. */
   clockCacheTtlMs: number;
+  /** The Peppol Directory `GET /v1/directory/search?source=peppol` asks (unset: that source is off). */
+  peppolDirectory: { url: string; timeoutMs: number } | undefined;
   /** Outbox dispatcher, scheduler and webhook delivery (services/events, services/webhooks). */
   events: EventsConfig;
   /** Document delivery (services/documents). */
@@ -214,6 +216,7 @@ export function loadConfig(): AppConfig {
     embeddedPostgresPort: int('EINV_EMBEDDED_PG_PORT', 54329),
     ruleEngine: ruleEngine('EINV_RULE_ENGINE'),
     clockCacheTtlMs: Math.max(0, int('EINV_CLOCK_CACHE_TTL_MS', 1_000)),
+    peppolDirectory: str('EINV_PEPPOL_DIRECTORY_URL') ? { url: str('EINV_PEPPOL_DIRECTORY_URL')!, timeoutMs: int('EINV_PEPPOL_DIRECTORY_TIMEOUT_MS', 10_000) } : undefined,
     services: str('SERVICES')?.split(',').map((s) => s.trim()).filter(Boolean),
     events: {
       schedulerCron: str('EINV_SCHEDULER_CRON') ?? '* * * * * *',

@@ -94,3 +94,7 @@ describe('one participant, several identifiers', () => {
     expect(inbox).toHaveLength(1);
   });
 });
+
+it('the Peppol Directory source is off until one is configured: 503', async () => {
+  expectEnvelope(await api(t.baseUrl, 'GET', '/v1/directory/search?source=peppol&q=acme', { key: a.apiKey }), 503, 'UPSTREAM_UNAVAILABLE');
+});

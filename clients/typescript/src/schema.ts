@@ -1116,8 +1116,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Participants registered through this platform (in the caller's mode), by name or Peppol id (`q`) and country, with the document types they receive
-         * @description Participants registered through this platform (in the caller's mode), by name or Peppol id (`q`) and country, with the document types they receive
+         * Participants by name or Peppol id (`q`) and country, with the document types they receive. `source=platform` (default): those registered through this platform, in the caller's mode. `source=peppol`: the Peppol Directory this deployment is configured with (EINV_PEPPOL_DIRECTORY_URL; it lists only participants that published a business card, so absence there is no proof; `POST /v1/directory/verify` asks the network itself); needs `q` or `country`; 503 UPSTREAM_UNAVAILABLE when none is configured or it does not answer.
+         * @description Participants by name or Peppol id (`q`) and country, with the document types they receive. `source=platform` (default): those registered through this platform, in the caller's mode. `source=peppol`: the Peppol Directory this deployment is configured with (EINV_PEPPOL_DIRECTORY_URL; it lists only participants that published a business card, so absence there is no proof; `POST /v1/directory/verify` asks the network itself); needs `q` or `country`; 503 UPSTREAM_UNAVAILABLE when none is configured or it does not answer.
          */
         get: operations["directory.search"];
         put?: never;
@@ -11519,6 +11519,7 @@ export interface operations {
                 cursor?: string;
                 q?: string;
                 country?: string;
+                source?: "platform" | "peppol";
             };
             header?: never;
             path?: never;
@@ -11544,7 +11545,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            /** @description INVALID_REQUEST: source=peppol without q or country, or a cursor of another source */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11598,7 +11599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            /** @description UPSTREAM_UNAVAILABLE: no Peppol Directory configured, or it did not answer */
             503: {
                 headers: {
                     [name: string]: unknown;
