@@ -9,7 +9,7 @@ import { Resolver } from 'node:dns/promises';
 import { X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { SignedXml } from 'xml-crypto';
-import { DOCUMENT_SCHEME, legacyCnameName, naptrName, serviceGroupUrl, serviceMetadataUrl, smpUrlOfNaptr } from '../../mappings/identifiers/peppol-network.ts';
+import { DOCUMENT_SCHEME, WILDCARD_DOCUMENT_SCHEME, legacyCnameName, naptrName, serviceGroupUrl, serviceMetadataUrl, smpUrlOfNaptr, wildcardCandidates } from '../../mappings/identifiers/peppol-network.ts';
 
 const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
@@ -173,7 +173,7 @@ export function verifySignedServiceMetadata(xml: string, trust: X509Certificate[
 
 export type ServiceMetadata =
   | { kind: 'redirect'; href: string; certificateUid: string | null }
-  | { kind: 'endpoints'; endpoints: Endpoint[] };
+  | { kind: 'endpoints'; participantId: string; documentTypeId: string; endpoints: Endpoint[] };
 
 function certificateFacts(b64: string): Pick<Endpoint, 'certificateSubject' | 'certificateNotAfter'> {
   try {
@@ -187,10 +187,11 @@ function certificateFacts(b64: string): Pick<Endpoint, 'certificateSubject' | 'c
 /** Reads the (signed) service metadata: a redirect, or the endpoints of its processes. */
 export function parseServiceMetadata(xml: string): ServiceMetadata {
   const root = strictParser().parseFromString(xml, 'text/xml').documentElement;
-  if (!root) return { kind: 'endpoints', endpoints: [] };
+  const none = { kind: 'endpoints' as const, participantId: '', documentTypeId: '', endpoints: [] };
+  if (!root) return none;
   // SignedServiceMetadata/ServiceMetadata, or a bare ServiceMetadata (what the signature covers, canonicalized)
   const metadata = root.localName === 'ServiceMetadata' ? root : children(root, [[SMP_NS, 'ServiceMetadata']])[0];
-  if (!metadata) return { kind: 'endpoints', endpoints: [] };
+  if (!metadata) return none;
   const redirect = children(metadata, [[SMP_NS, 'Redirect']])[0];
   if (redirect) return { kind: 'redirect', href: redirect.getAttribute('href') ?? '', certificateUid: text(children(redirect, [[SMP_NS, 'CertificateUID']])[0]) || null };
   const path: Array<[string, string]> = [[SMP_NS, 'ServiceInformation'], [SMP_NS, 'ProcessList'], [SMP_NS, 'Process'], [SMP_NS, 'ServiceEndpointList'], [SMP_NS, 'Endpoint']];
@@ -208,7 +209,9 @@ export function parseServiceMetadata(xml: string): ServiceMetadata {
       technicalContactUrl: get([SMP_NS, 'TechnicalContactUrl']),
     };
   });
-  return { kind: 'endpoints', endpoints };
+  const info = children(metadata, [[SMP_NS, 'ServiceInformation']])[0];
+  const idOf = (local: string) => (info ? text(Array.from(info.childNodes).find((c) => c.nodeType === 1 && c.localName === local)) : '');
+  return { kind: 'endpoints', participantId: idOf('ParticipantIdentifier'), documentTypeId: idOf('DocumentIdentifier'), endpoints };
 }
 
 /** The document type identifiers a service group references (`scheme::value`, decoded). */
@@ -256,19 +259,36 @@ export class DiscoveryClient {
     if (group.status === 404) return { smpUrl, documentTypeIds: [], endpoints: [] };
     if (group.status !== 200) throw new DiscoveryError(`the SMP answered ${group.status} for the service group of ${participantId}`, group.status >= 500 || group.status === 429);
     const documentTypeIds = documentTypeIdsOf(group.body);
+    // the exact document type, then (PINT) the wildcard registrations that cover it, most specific first
+    const tries: Array<[string, string]> = [[scheme, documentTypeId], ...(scheme === DOCUMENT_SCHEME ? wildcardCandidates(documentTypeId).map((w): [string, string] => [WILDCARD_DOCUMENT_SCHEME, w]) : [])];
+    for (const [s, id] of tries) {
+      const endpoints = await this.endpointsFor(smpUrl, participantId, s, id, now);
+      if (endpoints) return { smpUrl, documentTypeIds, endpoints };
+    }
+    return { smpUrl, documentTypeIds, endpoints: [] };
+  }
+
+  /** The active endpoints the SMP signs for one document type identifier, or undefined when it has none (404). */
+  private async endpointsFor(smpUrl: string, participantId: string, scheme: string, documentTypeId: string, now: Date): Promise<Endpoint[] | undefined> {
     let url = serviceMetadataUrl(smpUrl, participantId, documentTypeId, scheme);
     for (let hop = 0; hop < 2; hop++) {
       const res = await this.get(url);
-      if (res.status === 404) return { smpUrl, documentTypeIds, endpoints: [] };
+      if (res.status === 404) return undefined;
       if (res.status !== 200) throw new DiscoveryError(`the SMP answered ${res.status} for ${url}`, res.status >= 500 || res.status === 429);
       const check = verifySignedServiceMetadata(res.body, this.opts.trust, now);
       if (!check.valid) throw new DiscoveryError(`the SMP's answer for ${participantId} is refused: ${check.reason}`, false);
       const meta = parseServiceMetadata(check.signed ?? res.body);
-      if (meta.kind === 'endpoints') return { smpUrl, documentTypeIds, endpoints: meta.endpoints.filter((e) => isActive(e, now)) };
+      if (meta.kind === 'endpoints') {
+        // signed for this participant and this document type, not replayed from another
+        if (meta.participantId.toLowerCase() !== participantId.toLowerCase() || meta.documentTypeId !== documentTypeId) {
+          throw new DiscoveryError(`the SMP's signed answer is for ${meta.participantId} / ${meta.documentTypeId}, not the participant and document type asked`, false);
+        }
+        return meta.endpoints.filter((e) => isActive(e, now));
+      }
       if (hop === 1) throw new DiscoveryError('the SMP redirected twice (one redirect is followed)', false);
       url = meta.href;
     }
-    return { smpUrl, documentTypeIds, endpoints: [] };
+    return undefined;
   }
 
   private async get(url: string): Promise<{ status: number; body: string }> {

@@ -28,6 +28,23 @@ export function apiTypeOfDocumentId(documentTypeId: string): 'invoice' | 'credit
   return undefined;
 }
 
+/**
+ * The wildcard registrations that may serve a PINT document type, most specific first (Policy for
+ * use of identifiers 4.x, scheme peppol-doctype-wildcard): its customization ID cut after each `@`
+ * from the right, with `*` appended. `…##urn:peppol:pint:billing-1@jp-1::2.1` gives
+ * `…##urn:peppol:pint:billing-1@jp-1*::2.1` then `…##urn:peppol:pint:billing-1*::2.1`. Other
+ * document types have none.
+ */
+export function wildcardCandidates(documentTypeId: string): string[] {
+  const m = /^(.+?##)(urn:peppol:pint:[^:]*(?::[^:]+)*?)(::[^:]+)$/.exec(documentTypeId);
+  if (!m) return [];
+  const [, head, customization, version] = m as unknown as [string, string, string, string];
+  const parts = customization.split('@');
+  const out: string[] = [];
+  for (let i = parts.length; i >= 1; i--) out.push(`${head}${parts.slice(0, i).join('@')}*${version}`);
+  return out;
+}
+
 /** `{smp}/{pid}`: the service group (participant id with its scheme, percent-encoded). */
 export function serviceGroupUrl(smpBaseUrl: string, participantId: string): string {
   return `${smpBaseUrl.replace(/\/+$/, '')}/${encodeURIComponent(`${PARTICIPANT_SCHEME}::${participantId}`)}`;

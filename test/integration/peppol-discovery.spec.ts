@@ -14,6 +14,12 @@ import forge from 'node-forge';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { X509Certificate } from 'node:crypto';
+import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
+import { DiscoveryClient } from '../../adapters/peppol-discovery/discovery.ts';
+import { BILLING_DOCUMENT_TYPES, DOCUMENT_SCHEME, WILDCARD_DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_SMP_MODE = 'test';
@@ -109,3 +115,48 @@ async function startTestAppWithTrust(trustFile: string): Promise<TestApp> {
   process.env.EINV_CONNECTOR_PEPPOL_DISCOVERY_TRUST_FILE = trustFile;
   return startTestApp({ services: ['tenancy', 'adapter.peppol-discovery'] });
 }
+
+describe('another SMP on 127.0.0.1', () => {
+  const PINT_JP = 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1@jp-1::2.1';
+  const PINT_WILDCARD = 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1*::2.1';
+  let smp: Server;
+  let base = '';
+  const requested: string[] = [];
+  beforeAll(async () => {
+    const endpoint = { address: 'https://ap.other.example/as4', serviceDescription: 'other AP', technicalContactUrl: 'mailto:ops@other.example' };
+    smp = createServer((req, res) => {
+      const path = decodeURIComponent(req.url ?? '');
+      requested.push(path);
+      const send = (status: number, body = '') => res.writeHead(status, { 'content-type': 'application/xml' }).end(body);
+      // 0208:0777777777 publishes PINT through a wildcard registration only
+      if (path === `/${PARTICIPANT_SCHEME}::0208:0777777777`) return send(200, serviceGroupXml(base, '0208:0777777777'));
+      if (path === `/${PARTICIPANT_SCHEME}::0208:0777777777/services/${WILDCARD_DOCUMENT_SCHEME}::${PINT_WILDCARD}`) return send(200, signedServiceMetadataXml('0208:0777777777', PINT_WILDCARD, endpoint, smpKeys()));
+      // 0208:0666666666 answers with metadata signed for somebody else (a replay)
+      if (path === `/${PARTICIPANT_SCHEME}::0208:0666666666`) return send(200, serviceGroupXml(base, '0208:0666666666'));
+      if (path.startsWith(`/${PARTICIPANT_SCHEME}::0208:0666666666/services/`)) return send(200, signedServiceMetadataXml('0208:0777777777', BILLING_DOCUMENT_TYPES.invoice, endpoint, smpKeys()));
+      return send(404);
+    });
+    await new Promise<void>((resolve) => smp.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(smp.address() as AddressInfo).port}`;
+    sml.register('0208:0777777777', base);
+    sml.register('0208:0666666666', base);
+  });
+  afterAll(async () => { await new Promise((resolve) => smp.close(resolve)); });
+
+  const client = () => new DiscoveryClient({
+    smlZone: sml.zone, dnsServers: [sml.server], legacyCname: false, trust: [new X509Certificate(smpKeys().certificatePem)],
+    get: async (url) => { const r = await fetch(url); return { status: r.status, body: await r.text() }; },
+    now: () => new Date(), cacheTtlMs: 0, negativeCacheTtlMs: 0,
+  });
+
+  it('resolves a PINT document type through the wildcard registration that covers it, most specific first', async () => {
+    const found = await client().discover('0208:0777777777', PINT_JP);
+    expect(found.endpoints.map((e) => e.url)).toEqual(['https://ap.other.example/as4']);
+    const services = requested.filter((p) => p.startsWith(`/${PARTICIPANT_SCHEME}::0208:0777777777/services/`)).map((p) => p.split('/services/')[1]);
+    expect(services).toEqual([`${DOCUMENT_SCHEME}::${PINT_JP}`, `${WILDCARD_DOCUMENT_SCHEME}::${PINT_JP.replace('@jp-1::', '@jp-1*::')}`, `${WILDCARD_DOCUMENT_SCHEME}::${PINT_WILDCARD}`]);
+  });
+
+  it('refuses signed metadata that is another participant\'s', async () => {
+    await expect(client().discover('0208:0666666666', BILLING_DOCUMENT_TYPES.invoice)).rejects.toThrow(/not the participant and document type asked/);
+  });
+});

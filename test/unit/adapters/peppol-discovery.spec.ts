@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { naptrName, legacyCnameName, smpUrlOfNaptr, SML_ZONES, BILLING_DOCUMENT_TYPES } from '../../../mappings/identifiers/peppol-network.ts';
+import { naptrName, legacyCnameName, smpUrlOfNaptr, wildcardCandidates, SML_ZONES, BILLING_DOCUMENT_TYPES } from '../../../mappings/identifiers/peppol-network.ts';
 import { verifySignedServiceMetadata, parseServiceMetadata, isActive } from '../../../adapters/peppol-discovery/discovery.ts';
 import { signedServiceMetadataXml } from '../../../services/smp/smp-documents.ts';
 import { smpKeys } from '../../../services/smp/smp-keys.ts';
@@ -43,6 +43,19 @@ describe('SML names', () => {
     expect(smpUrlOfNaptr({ flags: 'S', service: 'Meta:SMP', regexp: '!^.*$!https://smp.example.com!' })).toBeUndefined();
     expect(smpUrlOfNaptr({ flags: 'U', service: 'Meta:SMP', regexp: '!^a.*$!https://smp.example.com!' })).toBeUndefined();
     expect(smpUrlOfNaptr({ flags: 'U', service: 'Meta:SMP', regexp: '!^.*$!javascript:alert(1)!' })).toBeUndefined();
+  });
+});
+
+describe('PINT wildcard document types', () => {
+  it('are tried most specific first, and only for PINT', () => {
+    const jp = 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1@jp-1::2.1';
+    expect(wildcardCandidates(jp)).toEqual([
+      'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1@jp-1*::2.1',
+      'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1*::2.1',
+    ]);
+    expect(wildcardCandidates('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1::2.1'))
+      .toEqual(['urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-1*::2.1']);
+    expect(wildcardCandidates(BILLING_DOCUMENT_TYPES.invoice)).toEqual([]);
   });
 });
 
