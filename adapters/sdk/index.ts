@@ -9,7 +9,7 @@
 import type * as Translators from '../../mappings/index.ts';
 
 /** Version of this interface; a connector states the one it was written against (same major). */
-export const CONNECTOR_API_VERSION = '2.1';
+export const CONNECTOR_API_VERSION = '2.2';
 
 export type ConnectorMode = 'live' | 'test';
 
@@ -56,6 +56,12 @@ export interface ConnectorManifest {
   /** API document types it carries (`invoice`, `credit-note`, …). */
   documentTypes: readonly string[];
   capabilities: ConnectorCapabilities;
+  /**
+   * The network whose rules apply to every document it carries, whatever the document's
+   * CustomizationID says: `peppol` (a Peppol access point) makes a send routed through it pass the
+   * Peppol BIS rules too.
+   */
+  network?: 'peppol';
   /** What it reads from the configuration (`EINV_CONNECTOR_<ID>_<NAME>` or the connectors file). */
   options?: Readonly<Record<string, ConnectorOption>>;
 }
@@ -399,6 +405,7 @@ export function validateManifest(m: ConnectorManifest, connector?: Connector): s
   if (m.countries?.some((c) => c !== '*' && !/^[A-Z]{2}$/.test(c))) problems.push('countries must be ISO 3166-1 alpha-2 or *');
   if (!m.documentTypes?.length) problems.push('documentTypes must not be empty');
   if (!m.modes?.length || m.modes.some((x) => x !== 'live' && x !== 'test')) problems.push('modes must list live, test or both');
+  if (m.network !== undefined && m.network !== 'peppol') problems.push(`network ${String(m.network)} is not one the platform knows (peppol)`);
   if (!m.capabilities) problems.push('capabilities are required');
   else if (connector) {
     for (const [cap, verb] of CAPABILITY_VERBS) {

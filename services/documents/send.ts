@@ -85,9 +85,10 @@ async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[
   }
 }
 
-async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, country: string | undefined): Promise<Artefact> {
+/** A send is validated with the destination country's packs and the rules of the network carrying it. */
+async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, destination: { country?: string | undefined; network?: 'peppol' | undefined }): Promise<Artefact> {
   const base = { filename: null, xml: null, xmlSyntax: null, hasPdf: false, storedFormat: null, fileId: null } as const;
-  const countryParam = country ? { country } : {};
+  const destinationParams = { ...(destination.country ? { country: destination.country } : {}), ...(destination.network ? { network: destination.network } : {}) };
   switch (p.format) {
     case 'json': {
       if (!p.document) throw missing('document', 'format=json needs `document`');
@@ -101,7 +102,7 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, c
       // the JSON body for the caller.
       const envelope: JsonEnvelope = { type: p.type, documentSubtype: p.documentSubtype, selfBilled: p.selfBilled, document: p.document };
       const { canonical, xml } = await parseOnWorkers<RenderedJson>(workers, 'renderJson', [envelope, systemClock.now().toISOString().slice(0, 10)], estimatedJsonBytes(p.document));
-      const result = await call(ctx, validate, { format: 'ubl-xml', xml, ...countryParam });
+      const result = await call(ctx, validate, { format: 'ubl-xml', xml, ...destinationParams });
       if (!result.valid) throw validationFailed(withJsonLocations(result.findings));
       return { ...base, ...fromCanonical(canonical), original: Buffer.from(xml, 'utf8'), originalContentType: 'application/xml', xml, xmlSyntax: 'ubl-2.1' };
     }
@@ -115,7 +116,7 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, c
         const msg = `format=${p.format} but the XML is ${detected === 'ubl' ? 'UBL' : detected === 'cii' ? 'CII' : 'neither UBL nor CII'}`;
         throw new DomainError('INVALID_REQUEST', msg, { details: [issue('xml', 'format', msg)] });
       }
-      const result = await call(ctx, validate, { format: p.format, xml: p.xml, ...countryParam });
+      const result = await call(ctx, validate, { format: p.format, xml: p.xml, ...destinationParams });
       if (!result.valid) throw validationFailed(result.findings);
       const parsed = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromXml', [p.format, bytes], bytes.length);
       return { ...base, ...fromCanonical(parsed.canonical), original: bytes, originalContentType: 'application/xml', xml: p.xml, xmlSyntax: parsed.syntax };
@@ -125,7 +126,7 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, c
       if (!content) throw missing('file.content', 'format=auto needs `file.content` (base64) or a raw body');
       // Validation checks the base64 (on a worker, refusing it with the same 400 as decodeBase64Field);
       // only a valid deposit is decoded here, without a second multi-megabyte check on the event loop.
-      const result = await call(ctx, validate, { format: 'auto', file: { content }, ...countryParam });
+      const result = await call(ctx, validate, { format: 'auto', file: { content }, ...destinationParams });
       if (!result.valid) throw validationFailed(result.findings);
       const bytes = Buffer.from(content, 'base64');
       const deposit = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromDeposit', [bytes], bytes.length);
@@ -160,6 +161,8 @@ interface Resolved {
   peppolId: string | null;
   name: string | null;
   country: string | undefined;
+  /** The network of the connector carrying it, when that network's rules apply whatever the CustomizationID. */
+  network: 'peppol' | undefined;
 }
 
 async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): Promise<Resolved> {
@@ -192,7 +195,7 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
   if (parsed.kind === 'company') echo.companyId = parsed.companyId;
   if (check.peppolId && !echo.peppolId) echo.peppolId = check.peppolId;
   if (check.name) echo.name = check.name;
-  return { parsed, participant, connectorId: manifest.id, echo, peppolId: check.peppolId ?? echo.peppolId ?? null, name: check.name ?? null, country: participant.country };
+  return { parsed, participant, connectorId: manifest.id, echo, peppolId: check.peppolId ?? echo.peppolId ?? null, name: check.name ?? null, country: participant.country, network: manifest.network };
 }
 
 /** Where the issuing party sits in the caller's own format, for the error's `field`. */
@@ -237,7 +240,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
   }
 
   const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth) : undefined;
-  const artefact = await buildArtefact(this.workers, ctx, p, resolved?.country);
+  const artefact = await buildArtefact(this.workers, ctx, p, { country: resolved?.country, network: resolved?.network });
   if (BILLING_TYPES.has(p.type)) assertIssuer(artefact, company, p);
   const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;
 

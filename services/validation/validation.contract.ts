@@ -22,7 +22,12 @@ export interface ValidateParams {
   file?: { content: string };
   /** Destination country (ISO 3166-1 alpha-2): adds its national rule packs. */
   country?: string;
+  /** Destination network: `peppol` applies the Peppol BIS rules whatever the document's CustomizationID says. */
+  network?: 'peppol';
 }
+
+/** The rule packs each destination network applies to everything it carries. */
+export const NETWORK_PACKS: Record<NonNullable<ValidateParams['network']>, string[]> = { peppol: ['peppol-bis'] };
 
 export interface ValidateResult {
   valid: boolean;
@@ -63,11 +68,12 @@ export const validate = defineAction<ValidateParams, ValidateResult>('validation
     xml: { type: 'string', optional: true, min: 1 },
     file: { type: 'object', optional: true, props: { content: { type: 'string', min: 1 } } },
     country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ },
+    network: { type: 'enum', values: ['peppol'], optional: true },
   },
   http: {
     method: 'POST', path: '/v1/documents/validate', access: 'send', tag: 'Documents',
     rawBody: true, rawBodyFormat: 'auto', largeBody: true,
-    summary: 'Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country\'s rules, with plain-language findings. A non-JSON body is the document itself (format from the query, default auto; `country` in the query too)',
+    summary: 'Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country\'s rules, with plain-language findings. `network: peppol` validates it as a Peppol delivery would: the Peppol BIS rules apply whatever its CustomizationID says. A non-JSON body is the document itself (format from the query, default auto; `country` and `network` in the query too)',
     errors: {
       413: 'PAYLOAD_TOO_LARGE: body over EINV_MAX_JSON_BYTES, or a document over an input cap (details[].rule: max-elements, max-attributes, max-depth, max-text-length, max-inflated-bytes, max-embedded-files, max-objects)',
       422: 'DOCUMENT_TOO_COMPLEX (processing exceeded its CPU-time or memory budget)',

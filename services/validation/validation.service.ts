@@ -4,7 +4,7 @@ import { DomainError, rethrowAsDomainError } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
 import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
 import { VALIDATION_TASKS, type ValidationInput, type ValidationOutcome } from './validation.tasks.ts';
-import { validate, type ValidateParams, type ValidateResult } from './validation.contract.ts';
+import { NETWORK_PACKS, validate, type ValidateParams, type ValidateResult } from './validation.contract.ts';
 import { withJsonLocations } from '../../mappings/index.ts';
 
 function required<T>(value: T | undefined, field: string, format: string): T {
@@ -45,7 +45,10 @@ const ValidationService: ServiceSchema = {
       let result: ValidationOutcome;
       try {
         const input = inputOf(ctx.params);
-        const options = ctx.params.country ? { country: ctx.params.country } : {};
+        const options = {
+          ...(ctx.params.country ? { country: ctx.params.country } : {}),
+          ...(ctx.params.network ? { networkPacks: NETWORK_PACKS[ctx.params.network] } : {}),
+        };
         // Always on a worker, whatever the size: the rule packs take ~55 ms even for a one-line
         // invoice, as long inline (blocking every other request) as on a worker.
         result = await this.workers.submit<ValidationOutcome>(VALIDATION_TASKS, 'validateInput', [input, options]);

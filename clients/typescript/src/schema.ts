@@ -406,8 +406,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country's rules, with plain-language findings. A non-JSON body is the document itself (format from the query, default auto; `country` in the query too)
-         * @description Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country's rules, with plain-language findings. A non-JSON body is the document itself (format from the query, default auto; `country` in the query too)
+         * Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country's rules, with plain-language findings. `network: peppol` validates it as a Peppol delivery would: the Peppol BIS rules apply whatever its CustomizationID says. A non-JSON body is the document itself (format from the query, default auto; `country` and `network` in the query too)
+         * @description Validate a document without sending it: XSD, EN 16931, Peppol BIS 3.0 and the destination country's rules, with plain-language findings. `network: peppol` validates it as a Peppol delivery would: the Peppol BIS rules apply whatever its CustomizationID says. A non-JSON body is the document itself (format from the query, default auto; `country` and `network` in the query too)
          */
         post: operations["validation.validate"];
         delete?: never;
@@ -4586,6 +4586,8 @@ export interface operations {
                         content: string;
                     };
                     country?: string;
+                    /** @enum {unknown} */
+                    network?: "peppol";
                 };
                 "*/*": string;
             };

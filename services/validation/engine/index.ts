@@ -50,9 +50,13 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
   const packs: string[] = [];
   if (syntax) {
     const reg = getRegistry();
-    const selected = options.packs
+    let selected = options.packs
       ? reg.byIds(options.packs, syntax)
       : reg.select({ syntax, customizationId, ...(options.country ? { country: options.country } : {}) });
+    if (options.networkPacks?.length && !options.packs) {
+      const extra = reg.byIds(options.networkPacks, syntax).filter((f) => !selected.includes(f));
+      selected = [...selected, ...extra].sort((a, b) => a.order - b.order);
+    }
     if (selected.length > 0) {
       const engine = options.engine ?? (defaultEngine ??= loadConfig().ruleEngine);
       let saxonDoc: unknown;

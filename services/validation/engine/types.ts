@@ -40,6 +40,8 @@ export interface ValidateOptions {
   skipXsd?: boolean;
   /** run only these packs (ids), instead of the registry's selection; used by the conformance runner */
   packs?: string[];
+  /** packs (ids) to run besides the registry's selection: those the destination network applies whatever the CustomizationID */
+  networkPacks?: string[];
   /** rule engine (default: EINV_RULE_ENGINE, compiled) */
   engine?: 'compiled' | 'saxon';
 }
