@@ -83,7 +83,11 @@ const peppolDiscovery = {
       if (!found.smpUrl) return { known: false, canReceive: false, documentTypes: [], peppolId: participantId };
       const as4 = found.endpoints.filter((e) => e.transportProfile === AS4_TRANSPORT_PROFILE);
       const documentTypes = [...new Set(found.documentTypeIds.map((id) => apiTypeOfDocumentId(id.split('::').slice(1).join('::'))).filter((t) => t !== undefined))];
-      return { known: true, canReceive: as4.length > 0, documentTypes, peppolId: participantId };
+      const e = as4[0];
+      return {
+        known: true, canReceive: as4.length > 0, documentTypes, peppolId: participantId,
+        ...(e ? { endpoint: { url: e.url, transportProfile: e.transportProfile, certificateSubject: e.certificateSubject, certificateNotAfter: e.certificateNotAfter } } : {}),
+      };
     } catch (err) {
       if (err instanceof DiscoveryError) throw err.transient ? ConnectorError.transient('DISCOVERY_UNAVAILABLE', err.message) : ConnectorError.permanent('DISCOVERY_REFUSED', err.message);
       throw err;

@@ -95,6 +95,16 @@ export interface CheckResult {
   name?: string;
   /** Recipient country when the network knows it (selects national rule packs). */
   country?: string;
+  /** Where the network delivers it, when discovery tells (API 2.2): the endpoint and its certificate. */
+  endpoint?: EndpointFacts;
+}
+
+export interface EndpointFacts {
+  url: string;
+  transportProfile: string;
+  /** Subject of the receiving access point's certificate, and when it expires (ISO 8601). */
+  certificateSubject: string | null;
+  certificateNotAfter: string | null;
 }
 
 export interface Party {

@@ -34,6 +34,8 @@ export interface Verification {
   country: string | null;
   /** The connector (network) that answered. */
   network: string;
+  /** Where it would be delivered, when the network's discovery tells (Peppol: the AS4 endpoint from the SMP). */
+  endpoint: { url: string; transportProfile: string; certificateSubject: string | null; certificateNotAfter: string | null } | null;
   checkedAt: string;
   /** Answered from the directory's cache (positive answers kept 60 s, negative 15 s). */
   cached: boolean;
@@ -44,11 +46,16 @@ export const verify = defineAction<VerifyParams, Verification>(SERVICE, 'verify'
     method: 'POST', path: '/v1/directory/verify', access: 'directory', tag: 'Directory',
     summary: 'Whether a participant can receive a document type, asked of the networks the caller\'s mode reaches (the sandbox network for test keys); 400 for a malformed Peppol id or an unknown document type',
     response: {
-      type: 'object', required: ['peppolId', 'documentType', 'registered', 'canReceive', 'documentTypes', 'name', 'country', 'network', 'checkedAt', 'cached'],
+      type: 'object', required: ['peppolId', 'documentType', 'registered', 'canReceive', 'documentTypes', 'name', 'country', 'network', 'endpoint', 'checkedAt', 'cached'],
       properties: {
         peppolId: { type: 'string' }, documentType: { type: 'string' }, registered: { type: 'boolean' }, canReceive: { type: 'boolean' },
         documentTypes: { type: 'array', items: { type: 'string' } }, name: { type: ['string', 'null'] }, country: { type: ['string', 'null'] },
         network: { type: 'string' }, checkedAt: { type: 'string', format: 'date-time' }, cached: { type: 'boolean' },
+        endpoint: {
+          type: ['object', 'null'], description: 'Where it would be delivered, when the network\'s discovery tells (Peppol: the AS4 endpoint its SMP signed)',
+          required: ['url', 'transportProfile', 'certificateSubject', 'certificateNotAfter'],
+          properties: { url: { type: 'string' }, transportProfile: { type: 'string' }, certificateSubject: { type: ['string', 'null'] }, certificateNotAfter: { type: ['string', 'null'], format: 'date-time' } },
+        },
       },
     },
   },

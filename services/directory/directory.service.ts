@@ -52,7 +52,7 @@ async function verifyParticipant(this: DirectoryThis, ctx: Context<{ peppolId: s
   const { manifest, check } = await discoverRecipient(ctx, candidates, { recipient: { peppolId }, documentType, livemode: auth.livemode });
   const answer = {
     peppolId, documentType, registered: check.known, canReceive: check.known && check.canReceive, documentTypes: check.documentTypes,
-    name: check.name ?? null, country: check.country ?? null, network: manifest.id, checkedAt: systemClock.now().toISOString(),
+    name: check.name ?? null, country: check.country ?? null, network: manifest.id, endpoint: check.endpoint ?? null, checkedAt: systemClock.now().toISOString(),
   };
   if (this.verifications.size >= MAX_CACHED) this.verifications.delete(this.verifications.keys().next().value!);
   this.verifications.set(key, { answer, until: now + (answer.canReceive ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });

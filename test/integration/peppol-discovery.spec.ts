@@ -13,6 +13,7 @@ import { randomInt } from 'node:crypto';
 import forge from 'node-forge';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
+import { makeLive } from '../support/live-key.ts';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -78,12 +79,37 @@ it('resolves a participant through the SML zone and the SMP it names, then answe
   sml.register(company.peppolId, `${t.baseUrl}/smp`);
 
   const first = await check(company.peppolId);
-  expect(first).toEqual({ known: true, canReceive: true, documentTypes: ['invoice', 'credit-note'], peppolId: company.peppolId });
+  expect(first).toEqual({
+    known: true, canReceive: true, documentTypes: ['invoice', 'credit-note'], peppolId: company.peppolId,
+    endpoint: { url: expect.stringMatching(/\/connectors\/peppol-as4\/as4$/), transportProfile: 'peppol-transport-as4-v2_0', certificateSubject: expect.stringContaining('CN='), certificateNotAfter: expect.any(String) },
+  });
 
   const queries = sml.queries;
   sml.unregister(company.peppolId); // were it asked again, the zone would now say NXDOMAIN
   expect((await check(company.peppolId)).canReceive).toBe(true);
   expect(sml.queries).toBe(queries);
+});
+
+it('POST /v1/directory/verify with a live key answers from the real lookup, with the endpoint, then from its cache', async () => {
+  const company = await registeredCompany('disc-v');
+  sml.register(company.peppolId, `${t.baseUrl}/smp`);
+  const caller = await bootstrap(t.baseUrl, { label: 'disc-live' });
+  await makeLive(t.databaseUrl, caller.apiKey);
+
+  const first = await api<Record<string, unknown>>(t.baseUrl, 'POST', '/v1/directory/verify', { key: caller.apiKey, body: { peppolId: company.peppolId, documentType: 'invoice' } });
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({
+    peppolId: company.peppolId, registered: true, canReceive: true, network: 'peppol-discovery', cached: false,
+    documentTypes: ['invoice', 'credit-note'],
+    endpoint: { url: expect.stringMatching(/\/connectors\/peppol-as4\/as4$/), transportProfile: 'peppol-transport-as4-v2_0', certificateSubject: expect.stringContaining('CN=') },
+  });
+  const queries = sml.queries;
+  const again = await api<Record<string, unknown>>(t.baseUrl, 'POST', '/v1/directory/verify', { key: caller.apiKey, body: { peppolId: company.peppolId, documentType: 'invoice' } });
+  expect(again.body).toMatchObject({ canReceive: true, cached: true });
+  expect(sml.queries).toBe(queries);
+
+  const unknown = await api<Record<string, unknown>>(t.baseUrl, 'POST', '/v1/directory/verify', { key: caller.apiKey, body: { peppolId: '0208:0555555555', documentType: 'invoice' } });
+  expect(unknown.body).toMatchObject({ registered: false, canReceive: false, network: 'peppol-discovery', endpoint: null });
 });
 
 it('a participant the SML does not know is not known; one the SMP does not publish is known but cannot receive', async () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { makeLive as makeLiveKey } from '../support/live-key.ts';
 import { startReceiver, eventually, type Receiver } from '../support/webhook-receiver.ts';
 import { EmitterService, touchCompany, type TouchParams } from '../support/event-emitter.service.ts';
 import { call } from '../../services/shared/call.ts';
@@ -58,14 +59,7 @@ async function sql<T = Record<string, unknown>>(text: string, values: unknown[] 
   try { return (await client.query(text, values)).rows as T[]; } finally { await client.end(); }
 }
 
-/**
- * Turns a sandbox key live behind the service's back; gateways keep a key's principal for
- * EINV_PRINCIPAL_CACHE_TTL_MS, so the change is seen once that has passed.
- */
-async function makeLive(apiKey: string): Promise<void> {
-  await sql(`update api_keys set livemode = true where key_hash = $1`, [createHash('sha256').update(apiKey).digest('hex')]);
-  await new Promise((resolve) => setTimeout(resolve, loadConfig().credentials.principalCacheTtlMs + 50));
-}
+const makeLive = (apiKey: string) => makeLiveKey(t.databaseUrl, apiKey);
 
 /** Waits until the worker has recorded `n` attempts of the webhook's delivery (so its retry is scheduled). */
 async function recorded(hookId: string, n: number): Promise<void> {

@@ -11658,6 +11658,14 @@ export interface operations {
                         /** Format: date-time */
                         checkedAt: string;
                         cached: boolean;
+                        /** @description Where it would be delivered, when the network's discovery tells (Peppol: the AS4 endpoint its SMP signed) */
+                        endpoint: {
+                            url: string;
+                            transportProfile: string;
+                            certificateSubject: string | null;
+                            /** Format: date-time */
+                            certificateNotAfter: string | null;
+                        } | null;
                     };
                 };
             };
