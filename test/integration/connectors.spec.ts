@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { corpusPath } from '../support/corpus.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import forge from 'node-forge';
+import { selfSignedCertificate } from '../support/certificates.ts';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { call } from '../../services/shared/call.ts';
 import { adapterContracts } from '../../services/connectors/adapters.contract.ts';
@@ -221,7 +221,8 @@ describe('push-receive routes under /connectors/<id>/', () => {
   });
 
   it('an mtls route needs a verified client certificate: one forwarded by a proxy counts only when the proxy is trusted', async () => {
-    const pem = selfSignedCertificate('partner-ap');
+    // a certificate as a TLS-terminating proxy would forward it (PEM)
+    const pem = selfSignedCertificate('partner-ap', { bits: 1024 }).certPem;
     const header = { 'x-client-cert': encodeURIComponent(pem) };
     expect((await post('/connectors/slow-partner/whoami', '')).status).toBe(401);
     delete process.env.EINV_TRUST_PROXY;
@@ -264,16 +265,3 @@ describe('shutdown', () => {
   }, 40_000);
 });
 
-/** A certificate as a TLS-terminating proxy would forward it (PEM). */
-function selfSignedCertificate(cn: string): string {
-  const keys = forge.pki.rsa.generateKeyPair(1024);
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = '01';
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 3_600_000);
-  cert.setSubject([{ name: 'commonName', value: cn }]);
-  cert.setIssuer([{ name: 'commonName', value: cn }]);
-  cert.sign(keys.privateKey, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomInt } from 'node:crypto';
-import forge from 'node-forge';
+import { selfSignedCertificate } from '../support/certificates.ts';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
 import { makeLive } from '../support/live-key.ts';
@@ -29,19 +29,6 @@ let t: TestApp;
 let sml: SmlDns;
 const dir = mkdtempSync(join(tmpdir(), 'einv-discovery-'));
 
-/** A self-signed certificate nobody trusts. */
-function strangerPem(): string {
-  const keys = forge.pki.rsa.generateKeyPair(2048);
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = '01';
-  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
-  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
-  cert.setSubject([{ name: 'commonName', value: 'PXX000000' }]);
-  cert.setIssuer([{ name: 'commonName', value: 'PXX000000' }]);
-  cert.sign(keys.privateKey, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}
 
 beforeAll(async () => {
   sml = await startSmlDns();
@@ -125,7 +112,7 @@ it('refuses an SMP whose signature does not chain to the trust store', async () 
   const company = await registeredCompany('disc-b');
   sml.register(company.peppolId, `${t.baseUrl}/smp`);
   const strangerTrust = join(dir, 'stranger.pem');
-  writeFileSync(strangerTrust, strangerPem());
+  writeFileSync(strangerTrust, selfSignedCertificate('PXX000000').certPem); // an SMP certificate nobody here trusts
   const other = await startTestAppWithTrust(strangerTrust);
   try {
     await expect(other.app.broker.call('adapter.peppol-discovery.check', { recipient: { peppolId: company.peppolId }, documentType: 'invoice', livemode: true }))

@@ -16,6 +16,7 @@ import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../s
 import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
 import { startSmlSimulator, type SmlSimulator } from '../support/sml-simulator.ts';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
+import { eventually } from '../support/webhook-receiver.ts';
 import { SmlClient, smlEnvelope } from '../../services/smp/sml-client.ts';
 
 const SMP_ID = 'EINV-TEST-SMP';
@@ -54,15 +55,6 @@ afterAll(async () => {
   for (const k of ENV) delete process.env[k];
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function newCompany(label: string) {
   const org = await bootstrap(t.baseUrl, { label, keyType: 'platform' });
@@ -75,7 +67,7 @@ const discover = (peppolId: string) => t.app.broker.call('adapter.peppol-discove
 it('a registered company is registered with the SML over mutual TLS, found through DNS and our SMP, and removed when deleted', async () => {
   const { org, company } = await newCompany('sml-a');
   expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
-  await until('the company to be published', async () => ((await smpRegistered(org.apiKey, company.id)) ? true : undefined));
+  await eventually(async () => ((await smpRegistered(org.apiKey, company.id)) ? true : undefined), 15_000, 'the company to be published');
 
   const pid = company.peppolId.toLowerCase();
   expect(sml.owners.get(pid)).toBe(SMP_ID);
@@ -83,7 +75,7 @@ it('a registered company is registered with the SML over mutual TLS, found throu
   expect(await discover(company.peppolId)).toMatchObject({ known: true, canReceive: true });
 
   expect((await api(t.baseUrl, 'DELETE', `/v1/companies/${company.id}`, { key: org.apiKey })).status).toBe(200);
-  await until('the SML entry to go', async () => (sml.owners.has(pid) ? undefined : true));
+  await eventually(async () => (sml.owners.has(pid) ? undefined : true), 15_000, 'the SML entry to go');
   expect(sml.calls.filter((c) => c.participantId === pid).map((c) => c.operation)).toEqual(['CreateParticipantIdentifier', 'DeleteParticipantIdentifier']);
 });
 
@@ -92,7 +84,7 @@ it('a participant another SMP holds stays unpublished here: the SML refuses it',
   const pid = company.peppolId.toLowerCase();
   sml.owners.set(pid, 'OTHER-PROVIDER-SMP');
   expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
-  await until('the SML to be asked', async () => (sml.calls.some((c) => c.participantId === pid) ? true : undefined));
+  await eventually(async () => (sml.calls.some((c) => c.participantId === pid) ? true : undefined), 15_000, 'the SML to be asked');
   await new Promise((r) => setTimeout(r, 300));
   expect(await smpRegistered(org.apiKey, company.id)).toBe(false);
   expect(sml.owners.get(pid)).toBe('OTHER-PROVIDER-SMP');
@@ -115,7 +107,7 @@ it('a company leaving gets a migration key; the next provider takes the particip
   // not published yet: nothing to migrate
   expectEnvelope(await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/migration-key`, { key: org.apiKey }), 409, 'INVALID_TRANSITION');
   await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey });
-  await until('the company to be published', async () => ((await smpRegistered(org.apiKey, company.id)) ? true : undefined));
+  await eventually(async () => ((await smpRegistered(org.apiKey, company.id)) ? true : undefined), 15_000, 'the company to be published');
 
   const prepared = await api<{ migrationKey: string; peppolId: string }>(t.baseUrl, 'POST', `/v1/companies/${company.id}/migration-key`, { key: org.apiKey });
   expect(prepared.status).toBe(200);

@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import forge from 'node-forge';
+import { selfSignedCertificate } from './certificates.ts';
 import libxml from 'libxmljs2';
 import type { SmlDns } from './sml-dns.ts';
 
@@ -33,20 +33,6 @@ export interface SmlSimulator {
   close(): Promise<void>;
 }
 
-function selfSigned(): { keyPem: string; certPem: string } {
-  const keys = forge.pki.rsa.generateKeyPair(2048);
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = '02';
-  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
-  cert.validity.notAfter = new Date(Date.now() + 30 * 86_400_000);
-  const name = [{ name: 'commonName', value: '127.0.0.1' }];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }]);
-  cert.sign(keys.privateKey, forge.md.sha256.create());
-  return { keyPem: forge.pki.privateKeyToPem(keys.privateKey), certPem: forge.pki.certificateToPem(cert) };
-}
 
 const fault = (kind: 'BadRequest' | 'NotFound' | 'Unauthorized', message: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault>` +
@@ -56,7 +42,7 @@ const ok = (operation: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><${operation}Response/></soap:Body></soap:Envelope>`;
 
 export async function startSmlSimulator(trustedSmpCertificates: string[], zone?: SmlDns): Promise<SmlSimulator> {
-  const tls = selfSigned();
+  const tls = selfSignedCertificate('127.0.0.1', { ip: '127.0.0.1' });
   const migrationKeys = new Map<string, string>();
   const sim: Omit<SmlSimulator, 'url' | 'close'> = { caPem: tls.certPem, calls: [], owners: new Map(), migrationKeys, smpUrls: new Map(), down: false };
   const publish = (participantId: string, smpId: string | undefined) => {
