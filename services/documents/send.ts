@@ -14,9 +14,9 @@ import { DomainError, specCodeOf, decodeBase64Field } from '../shared/errors.ts'
 import { newId } from '../shared/ids.ts';
 import { compileParamsChecker } from '../shared/params-checker.ts';
 import { validate } from '../validation/validation.contract.ts';
-import { candidateConnectors, discoverRecipient, registeredManifests } from '../connectors/adapters.contract.ts';
+import { candidateConnectors, discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
-import type { Participant } from '../../adapters/sdk/index.ts';
+import type { CheckResult, Participant } from '../../adapters/sdk/index.ts';
 import { rawDeposit, detectFormat, parseRecipient, withJsonLocations, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
@@ -175,27 +175,38 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
     participant.country = 'FR';
   }
   if (parsed.recipientRouting?.addressingSuffix) participant.addressingSuffix = parsed.recipientRouting.addressingSuffix;
-  const candidates = candidateConnectors(registeredManifests(ctx.broker), { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
+  const manifests = registeredManifests(ctx.broker);
+  const candidates = candidateConnectors(manifests, { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
+  const shown = participant.peppolId ?? participant.companyId ?? p.to!;
   if (!candidates.length) {
-    if (auth.livemode) throw new DomainError('UPSTREAM_UNAVAILABLE', 'No live network connector is configured on this deployment; use a sandbox (test) key or install a live connector', { retryAfter: 60 });
+    if (auth.livemode) {
+      // Nothing here carries it; the network's own directory can still say the recipient is unknown.
+      const directories = verifyingConnectors(manifests, { livemode: true, documentType: p.type });
+      if (directories.length) assertReachable((await discoverRecipient(ctx, directories, { recipient: participant, documentType: p.type, livemode: true })).check, shown, p.type);
+      throw new DomainError('UPSTREAM_UNAVAILABLE', 'No live network connector is configured on this deployment; use a sandbox (test) key or install a live connector', { retryAfter: 60 });
+    }
     throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `No connector carries documents of type ${p.type}`, { details: [issue('type', 'routing', `no connector carries ${p.type}`)] });
   }
   const { manifest, check } = await discoverRecipient(ctx, candidates, { recipient: participant, documentType: p.type, livemode: auth.livemode });
-  const shown = participant.peppolId ?? participant.companyId ?? p.to!;
-  if (!check.known) {
-    throw new DomainError('RECIPIENT_NOT_FOUND', `Recipient ${shown} is not registered on the network`, { details: [issue('to', 'registered', `${shown} is registered nowhere`)] });
-  }
-  if (!check.canReceive) {
-    throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `Recipient ${shown} does not accept documents of type ${p.type}`, {
-      details: [issue('type', 'recipientCapabilities', `${shown} accepts: ${check.documentTypes.join(', ') || 'nothing'}`)],
-      extra: { documentTypes: check.documentTypes },
-    });
-  }
+  assertReachable(check, shown, p.type);
   const echo: Record<string, string> = { ...(parsed.to as Record<string, string>) };
   if (parsed.kind === 'company') echo.companyId = parsed.companyId;
   if (check.peppolId && !echo.peppolId) echo.peppolId = check.peppolId;
   if (check.name) echo.name = check.name;
   return { parsed, participant, connectorId: manifest.id, echo, peppolId: check.peppolId ?? echo.peppolId ?? null, name: check.name ?? null, country: participant.country, network: manifest.network };
+}
+
+/** 422 when the network does not know the recipient, or knows it does not take this type. */
+function assertReachable(check: CheckResult, shown: string, type: string): void {
+  if (!check.known) {
+    throw new DomainError('RECIPIENT_NOT_FOUND', `Recipient ${shown} is not registered on the network`, { details: [issue('to', 'registered', `${shown} is registered nowhere`)] });
+  }
+  if (!check.canReceive) {
+    throw new DomainError('RECIPIENT_CANNOT_RECEIVE', `Recipient ${shown} does not accept documents of type ${type}`, {
+      details: [issue('type', 'recipientCapabilities', `${shown} accepts: ${check.documentTypes.join(', ') || 'nothing'}`)],
+      extra: { documentTypes: check.documentTypes },
+    });
+  }
 }
 
 /** Where the issuing party sits in the caller's own format, for the error's `field`. */

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomInt } from 'node:crypto';
 import { selfSignedCertificate } from '../support/certificates.ts';
-import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
+import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
 import { makeLive } from '../support/live-key.ts';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
@@ -97,6 +98,16 @@ it('POST /v1/directory/verify with a live key answers from the real lookup, with
 
   const unknown = await api<Record<string, unknown>>(t.baseUrl, 'POST', '/v1/directory/verify', { key: caller.apiKey, body: { peppolId: '0208:0555555555', documentType: 'invoice' } });
   expect(unknown.body).toMatchObject({ registered: false, canReceive: false, network: 'peppol-discovery', endpoint: null });
+});
+
+it('a live send asks the network\'s directory first: 422 for a participant the SML does not know, 503 (nothing carries it yet) for one it does', async () => {
+  const company = await registeredCompany('disc-s');
+  sml.register(company.peppolId, `${t.baseUrl}/smp`);
+  const sender = await bootstrap(t.baseUrl, { label: 'disc-sender' });
+  await makeLive(t.databaseUrl, sender.apiKey);
+  const send = (to: string) => api(t.baseUrl, 'POST', '/v1/documents/send', { key: sender.apiKey, body: { type: 'invoice', format: 'json', to, document: largeJsonInvoice('LIVE-1', 1, sender.company.vatNumber) } });
+  expectEnvelope(await send('0208:0444444444'), 422, 'RECIPIENT_NOT_FOUND');
+  expectEnvelope(await send(company.peppolId), 503, 'UPSTREAM_UNAVAILABLE');
 });
 
 it('a participant the SML does not know is not known; one the SMP does not publish is known but cannot receive', async () => {
