@@ -47,10 +47,17 @@ module.exports = {
     },
     {
       name: 'connector-is-one-folder',
-      comment: 'A connector imports only the SDK, the mappings and its own folder.',
+      comment: 'A connector imports only the SDK, the mappings, its own folder and the Peppol kit (the Peppol connectors share discovery, PKI and AS4).',
       severity: 'error',
       from: { path: '^adapters/([^/]+)/', pathNot: '^adapters/sdk/' },
-      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/'], pathNot: ['^adapters/$1/', '^adapters/sdk/'] },
+      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/'], pathNot: ['^adapters/$1/', '^adapters/sdk/', '^adapters/peppol-kit/'] },
+    },
+    {
+      name: 'peppol-kit-is-a-library',
+      comment: 'The Peppol kit is shared by connectors: it needs nothing of theirs, nor the SDK host.',
+      severity: 'error',
+      from: { path: '^adapters/peppol-kit/' },
+      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/(?!peppol-kit/)'] },
     },
   ],
   options: {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CONNECTOR_API_VERSION, ConnectorError, type CheckRequest, type CheckResult, type Connector, type ConnectorHost } from '../sdk/index.ts';
 import { AS4_TRANSPORT_PROFILE, BILLING_DOCUMENT_TYPES, SML_ZONES, apiTypeOfDocumentId } from '../../mappings/identifiers/peppol-network.ts';
-import { DiscoveryClient, DiscoveryError } from './discovery.ts';
+import { DiscoveryClient, DiscoveryError } from '../peppol-kit/discovery.ts';
 
 /** Every certificate of a PEM bundle (the network's SMP CAs, or pinned SMP certificates). */
 export function readTrustStore(path: string): X509Certificate[] {

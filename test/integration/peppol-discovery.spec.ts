@@ -20,7 +20,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
-import { DiscoveryClient } from '../../adapters/peppol-discovery/discovery.ts';
+import { DiscoveryClient } from '../../adapters/peppol-kit/discovery.ts';
 import { BILLING_DOCUMENT_TYPES, DOCUMENT_SCHEME, WILDCARD_DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { naptrName, legacyCnameName, smpUrlOfNaptr, wildcardCandidates, SML_ZONES, BILLING_DOCUMENT_TYPES } from '../../../mappings/identifiers/peppol-network.ts';
-import { verifySignedServiceMetadata, parseServiceMetadata, isActive } from '../../../adapters/peppol-discovery/discovery.ts';
+import { verifySignedServiceMetadata, parseServiceMetadata, isActive } from '../../../adapters/peppol-kit/discovery.ts';
 import { signedServiceMetadataXml } from '../../../services/smp/smp-documents.ts';
 import { smpKeys } from '../../../services/smp/smp-keys.ts';
 import { CORPUS_DIR, corpusAvailable, CORPUS_MISSING } from '../../support/corpus.ts';
