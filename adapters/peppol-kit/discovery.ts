@@ -7,38 +7,14 @@
  */
 import { Resolver } from 'node:dns/promises';
 import { X509Certificate } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { SignedXml } from 'xml-crypto';
+import { children, elementChildren, parseStrictXml, text, type DomElement } from './dom.ts';
 import { DOCUMENT_SCHEME, WILDCARD_DOCUMENT_SCHEME, legacyCnameName, naptrName, serviceGroupUrl, serviceMetadataUrl, smpUrlOfNaptr, wildcardCandidates } from '../../mappings/identifiers/peppol-network.ts';
 
 const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
 const WSA_NS = 'http://www.w3.org/2005/08/addressing';
 
-/**
- * The DOM xml-crypto itself verifies on (@xmldom/xmldom), loaded untyped: the package's own type
- * declarations pull the browser DOM library into the whole program. These are the parts we read.
- */
-interface DomElement {
-  readonly localName: string; readonly namespaceURI: string | null; readonly textContent: string | null;
-  readonly parentNode: unknown; readonly childNodes: ArrayLike<DomElement & { nodeType: number }>;
-  getAttribute(name: string): string | null;
-  getElementsByTagNameNS(ns: string, local: string): ArrayLike<DomElement>;
-}
-const { DOMParser } = createRequire(import.meta.url)('@xmldom/xmldom') as {
-  DOMParser: new (options?: { errorHandler?: { error?(m: string): void; fatalError?(m: string): void } }) => { parseFromString(xml: string, type: string): { documentElement: DomElement | null } };
-};
-const strictParser = () => new DOMParser({ errorHandler: { error: (m) => { throw new Error(m); }, fatalError: (m) => { throw new Error(m); } } });
-
-/** The element children of `parent` named ns:local (then the next step of `path`, and so on). */
-function children(parent: DomElement, path: Array<[string, string]>): DomElement[] {
-  let level = [parent];
-  for (const [ns, local] of path) {
-    level = level.flatMap((p) => Array.from(p.childNodes).filter((c) => c.nodeType === 1 && c.localName === local && c.namespaceURI === ns));
-  }
-  return level;
-}
-const text = (n: DomElement | undefined): string => (n?.textContent ?? '').trim();
 
 export interface Endpoint {
   transportProfile: string;
@@ -133,7 +109,7 @@ export interface SignatureCheck {
 export function verifySignedServiceMetadata(xml: string, trust: X509Certificate[], now: Date): SignatureCheck {
   let root: DomElement | null;
   try {
-    root = strictParser().parseFromString(xml, 'text/xml').documentElement;
+    root = parseStrictXml(xml).documentElement;
   } catch {
     return { valid: false, reason: 'the SMP answer is not well-formed XML' };
   }
@@ -186,7 +162,7 @@ function certificateFacts(b64: string): Pick<Endpoint, 'certificateSubject' | 'c
 
 /** Reads the (signed) service metadata: a redirect, or the endpoints of its processes. */
 export function parseServiceMetadata(xml: string): ServiceMetadata {
-  const root = strictParser().parseFromString(xml, 'text/xml').documentElement;
+  const root = parseStrictXml(xml).documentElement;
   const none = { kind: 'endpoints' as const, participantId: '', documentTypeId: '', endpoints: [] };
   if (!root) return none;
   // SignedServiceMetadata/ServiceMetadata, or a bare ServiceMetadata (what the signature covers, canonicalized)
@@ -210,13 +186,13 @@ export function parseServiceMetadata(xml: string): ServiceMetadata {
     };
   });
   const info = children(metadata, [[SMP_NS, 'ServiceInformation']])[0];
-  const idOf = (local: string) => (info ? text(Array.from(info.childNodes).find((c) => c.nodeType === 1 && c.localName === local)) : '');
+  const idOf = (local: string) => (info ? text(elementChildren(info).find((c) => c.localName === local)) : '');
   return { kind: 'endpoints', participantId: idOf('ParticipantIdentifier'), documentTypeId: idOf('DocumentIdentifier'), endpoints };
 }
 
 /** The document type identifiers a service group references (`scheme::value`, decoded). */
 export function documentTypeIdsOf(serviceGroupXml: string): string[] {
-  const root = strictParser().parseFromString(serviceGroupXml, 'text/xml').documentElement;
+  const root = parseStrictXml(serviceGroupXml).documentElement;
   if (!root) return [];
   return children(root, [[SMP_NS, 'ServiceMetadataReferenceCollection'], [SMP_NS, 'ServiceMetadataReference']])
     .map((r) => r.getAttribute('href') ?? '')
