@@ -1,10 +1,13 @@
 /**
  * The DOM the Peppol kit reads signed XML with: @xmldom/xmldom, the DOM xml-crypto canonicalises.
  * Loaded untyped because the package's own declarations pull the browser DOM library into the
- * whole program; these are the parts we use. The parser refuses a DOCTYPE outright (no DTD, no
- * entity can reach us through SOAP, SMP or SBDH) and turns every parse error into an exception.
+ * whole program; these are the parts we use. xmldom forgives what XML does not (an unclosed
+ * element is closed for you), so libxml2 first decides whether the text is well formed, under
+ * the hardened options and shape caps of every XML reader here; a DOCTYPE is refused outright (no
+ * DTD, no entity can reach us through SOAP, SMP or SBDH).
  */
 import { createRequire } from 'node:module';
+import { parseXmlHardened } from '../../mappings/xml/parse.ts';
 
 export interface DomNode {
   readonly nodeType: number;
@@ -20,7 +23,9 @@ export interface DomElement extends DomNode {
   readonly tagName: string;
   readonly attributes: ArrayLike<DomAttr>;
   readonly ownerDocument: DomDocument;
+  /** xmldom 0.8 answers '' for an absent attribute: ask hasAttribute when absence matters. */
   getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
   getAttributeNS(ns: string | null, local: string): string | null;
   getElementsByTagNameNS(ns: string, local: string): ArrayLike<DomElement>;
 }
@@ -36,6 +41,11 @@ export class XmlSyntaxError extends Error {}
 /** Parse XML text strictly; a DOCTYPE is refused before parsing. */
 export function parseStrictXml(xml: string): DomDocument {
   if (/<!DOCTYPE/i.test(xml)) throw new XmlSyntaxError('a DOCTYPE is not allowed');
+  try {
+    parseXmlHardened(xml);
+  } catch (err) {
+    throw new XmlSyntaxError((err as Error).message);
+  }
   const fail = (m: string) => { throw new XmlSyntaxError(m); };
   const doc = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(xml, 'text/xml');
   if (!doc.documentElement) throw new XmlSyntaxError('no root element');

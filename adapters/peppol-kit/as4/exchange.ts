@@ -8,7 +8,7 @@
 import { randomUUID, type X509Certificate } from 'node:crypto';
 import { children, parseStrictXml, text, XmlSyntaxError, type DomDocument, type DomElement } from '../dom.ts';
 import { ALG, As4Error, NS } from './ebms.ts';
-import { buildMultipartRelated, MimeError, parseMultipartRelated, type MimeLimits } from './mime.ts';
+import { buildMultipartRelated, parseMultipartRelated, type MimeLimits } from './mime.ts';
 import { decryptPayload, encryptPayload, gunzipPayload, gzipPayload, unwrapKey, wrapKey } from './payload.ts';
 import { envelopeXml, nonRepudiationMatches, readSignal, readUserMessage, securityXml, userMessageXml, type UserMessageHeader } from './messages.ts';
 import { binarySecurityTokenXml, escapeAttr, securityHeader, signEnvelope, SIGNATURE_SLOT, tokenCertificate, verifySignature, type SignedReference, type SigningKey } from './wss.ts';
@@ -30,7 +30,8 @@ export interface PackedMessage {
  */
 export function packUserMessage(input: { header: Omit<UserMessageHeader, 'part'> & { part?: Partial<UserMessageHeader['part']> }; sbd: Buffer; key: SigningKey; receiverCertificate: X509Certificate }): PackedMessage {
   const contentId = input.header.part?.contentId ?? `einv-att-${randomUUID()}@cid`;
-  const header: UserMessageHeader = { ...input.header, part: { contentId, mimeType: 'application/xml', compressionType: GZIP } };
+  // The part's properties may be given (a test's malicious sender does); the payload is gzip regardless.
+  const header: UserMessageHeader = { ...input.header, part: { contentId, mimeType: 'application/xml', compressionType: GZIP, ...input.header.part } };
   const compressed = gzipPayload(input.sbd);
   const { key, cipherBytes } = encryptPayload(compressed);
   const ids = { messaging: `_m-${randomUUID()}`, body: `_b-${randomUUID()}`, receiverToken: `_r-${randomUUID()}`, senderToken: `_x-${randomUUID()}`, encryptedKey: `EK-${randomUUID()}`, encryptedData: `ED-${randomUUID()}` };
@@ -80,15 +81,13 @@ function envelopeOf(bytes: Buffer): DomDocument {
  * Messaging, Body and the payload (it must be signed), then gunzip under a cap.
  */
 export function unpackUserMessage(contentType: string, body: Buffer, key: SigningKey, limits: Partial<UnpackLimits> = {}): UnpackedMessage {
-  let root: { body: Buffer };
-  let attachments: Array<{ contentId: string | null; body: Buffer }>;
-  try {
-    ({ root, attachments } = parseMultipartRelated(contentType, body, limits));
-  } catch (err) {
-    if (err instanceof MimeError) throw new As4Error('EBMS:0007', err.message);
-    throw err;
-  }
+  const { root, attachments } = parseMultipartRelated(contentType, body, limits);
   const doc = envelopeOf(root.body);
+  // A compression we cannot undo is refused before anything else is read (phase4 does the same).
+  const compressions = Array.from(doc.documentElement!.getElementsByTagNameNS(NS.EB, 'Property'))
+    .filter((p) => p.getAttribute('name') === 'CompressionType').map((p) => text(p));
+  const unsupported = compressions.find((c) => c !== GZIP);
+  if (unsupported !== undefined) throw new As4Error('EBMS:0303', `CompressionType ${unsupported} is not supported: only ${GZIP}`);
   const { header, messaging, body: soapBody } = readUserMessage(doc);
   const security = securityHeader(doc);
   if (!security || !children(security, [[NS.DS, 'Signature']]).length) throw new As4Error('EBMS:0101', 'the message is not signed');

@@ -106,7 +106,7 @@ export function readUserMessage(doc: DomDocument): { header: UserMessageHeader; 
   const fromParty = partyOf('From', PEPPOL.INITIATOR);
   const toParty = partyOf('To', PEPPOL.RESPONDER);
   const agreement = get([NS.EB, 'CollaborationInfo'], [NS.EB, 'AgreementRef'])[0];
-  if (text(agreement) !== PEPPOL.AGREEMENT || agreement!.getAttribute('type') !== null || agreement!.getAttribute('pmode') !== null) {
+  if (text(agreement) !== PEPPOL.AGREEMENT || agreement!.hasAttribute('type') || agreement!.hasAttribute('pmode')) {
     throw new As4Error('EBMS:0010', `eb:AgreementRef must be ${PEPPOL.AGREEMENT}, without type or pmode`);
   }
   const service = get([NS.EB, 'CollaborationInfo'], [NS.EB, 'Service'])[0];

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parse as parseContentType } from 'content-type';
+import { As4Error } from './ebms.ts';
 
 export interface MimePart {
   /** Header names lower-case; the first of a repeated header wins (repeating the ones below is an error). */
@@ -40,10 +41,9 @@ export const DEFAULT_MIME_LIMITS: Readonly<MimeLimits> = Object.freeze({ maxPart
 const MAX_HEADER_BYTES = 64 * 1024;
 
 /** The MIME package cannot be read as one SOAP-with-Attachments message: ebMS MimeInconsistency. */
-export class MimeError extends Error {
-  readonly code = 'EBMS:0007' as const;
+export class MimeError extends As4Error {
   override readonly name = 'MimeError';
-  constructor(message: string) { super(message); }
+  constructor(message: string) { super('EBMS:0007', message); }
 }
 
 const LF = 0x0a;

@@ -10,15 +10,16 @@
  */
 import { constants, createCipheriv, createDecipheriv, KeyObject, privateDecrypt, publicEncrypt, randomBytes, X509Certificate } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { As4Error } from './ebms.ts';
 
 export type As4PayloadErrorCode = 'EBMS:0102' | 'EBMS:0303';
 
-export class As4PayloadError extends Error {
-  readonly code: As4PayloadErrorCode;
+/** The payload cannot be decrypted (EBMS:0102) or decompressed (EBMS:0303). */
+export class As4PayloadError extends As4Error {
   override readonly name = 'As4PayloadError';
   constructor(code: As4PayloadErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message);
+    if (options && 'cause' in options) this.cause = options.cause;
   }
 }
 

@@ -12,16 +12,7 @@ import forge from 'node-forge';
 import { parseMultipartRelated, buildMultipartRelated, MimeError, type MimePart } from '../../../adapters/peppol-kit/as4/mime.ts';
 import { gzipPayload, gunzipPayload, encryptPayload, decryptPayload, wrapKey, unwrapKey, As4PayloadError } from '../../../adapters/peppol-kit/as4/payload.ts';
 import { corpusPath } from '../../support/corpus.ts';
-
-/** A phase4 dump: its own MIME headers (not HTTP headers, P8), a blank line, then the HTTP body. */
-function splitDump(file: Buffer): { contentType: string; body: Buffer } {
-  const crlf = file.indexOf('\r\n\r\n');
-  const lf = file.indexOf('\n\n');
-  const [end, skip] = crlf >= 0 && (lf < 0 || crlf < lf) ? [crlf, 4] : [lf, 2];
-  const head = file.subarray(0, end).toString('latin1').replace(/\r?\n[ \t]+/g, ' ');
-  const contentType = /^content-type:\s*(.+)$/im.exec(head)![1]!.trim();
-  return { contentType, body: file.subarray(end + skip) };
-}
+import { splitDump } from '../../support/as4-dumps.ts';
 
 function mimeError(fn: () => unknown): MimeError {
   try { fn(); } catch (err) {
