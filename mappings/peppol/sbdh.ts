@@ -347,13 +347,17 @@ function payloadOf(el: Element, code: SbdhErrorCode): Payload {
 /**
  * The payload as a document of its own: the namespace declarations in scope from the envelope are
  * declared on its root (inclusively, as XML canonicalization does for an apex), so every QName
- * in it, attribute values included, keeps its meaning.
+ * in it, attribute values included, keeps its meaning. The envelope's own namespace is the
+ * exception: it is declared only when the payload has elements or attributes in it, so a document
+ * we wrapped comes back as it went in.
  */
 function standalone(el: Element): string {
   const local = new Set(el.namespaces(true).map((ns) => ns.prefix() ?? ''));
+  // libxmljs2's get() answers undefined, not the null of its typings, when nothing matches.
+  const usesEnvelopeNamespace = Boolean(el.get(`(descendant-or-self::* | descendant-or-self::*/@*)[namespace-uri() = '${SBDH_NS}']`));
   for (const ns of el.namespaces()) {
     const prefix = ns.prefix() ?? '';
-    if (local.has(prefix) || prefix === 'xml') continue;
+    if (local.has(prefix) || prefix === 'xml' || (ns.href() === SBDH_NS && !usesEnvelopeNamespace)) continue;
     if (prefix === '') { if (ns.href()) el.defineNamespace(ns.href()); } else el.defineNamespace(prefix, ns.href());
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n${el.toString(false)}`;
