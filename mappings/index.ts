@@ -33,3 +33,5 @@ export { detectCii } from './cii-d16b/detect.ts';
 export { detectPdf } from './factur-x/detect.ts';
 export { TRANSLATORS, translatorFor, ubl21, ciiD16b } from './translators.ts';
 export type { Translator } from './translators.ts';
+export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDateTimeWithTimezone } from './peppol/sbdh.ts';
+export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
