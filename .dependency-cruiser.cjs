@@ -54,10 +54,10 @@ module.exports = {
     },
     {
       name: 'peppol-kit-is-a-library',
-      comment: 'The Peppol kit is shared by connectors: it needs nothing of theirs, nor the SDK host.',
+      comment: 'The Peppol kit is shared by connectors: it builds on the SDK and needs nothing of theirs.',
       severity: 'error',
       from: { path: '^adapters/peppol-kit/' },
-      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/(?!peppol-kit/)'] },
+      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/(?!peppol-kit/|sdk/)'] },
     },
   ],
   options: {

@@ -9,7 +9,7 @@
 import type * as Translators from '../../mappings/index.ts';
 
 /** Version of this interface; a connector states the one it was written against (same major). */
-export const CONNECTOR_API_VERSION = '2.2';
+export const CONNECTOR_API_VERSION = '2.3';
 
 export type ConnectorMode = 'live' | 'test';
 
@@ -302,9 +302,11 @@ export interface ConnectorRoute {
   path: string;
   /**
    * How the caller proves who it is; routes are outside the API's key auth. `mtls`: the request
-   * must carry a verified client certificate; `signature`: `verify` must accept the request.
+   * must carry a verified client certificate; `signature`: `verify` must accept the request;
+   * `message` (API 2.3): the message carries its own signature, which `handle` verifies and answers
+   * in the network's own error format (an AS4 access point answers an ebMS error, not a 401).
    */
-  auth: 'mtls' | 'signature';
+  auth: 'mtls' | 'signature' | 'message';
   /** For `signature` (and optionally `mtls`): true when the request is authentic. */
   verify?(req: InboundRequest, host: ConnectorHost): Promise<boolean>;
   /** Acknowledge only after `host.inbound.accept` has resolved: the document is then stored. */
@@ -382,8 +384,20 @@ export interface ConnectorHost {
   };
 }
 
+/** What a connector says of itself when the platform checks its health (API 2.3). */
+export interface ConnectorHealth {
+  /** `failed`: it cannot work (its key does not load); `warning`: it works, but needs attention soon. */
+  status: 'ok' | 'warning' | 'failed';
+  message: string;
+}
+
 export interface Connector {
   manifest: ConnectorManifest;
+  /**
+   * API 2.3: its own health (a key that loads, a certificate far from expiry). `failed` makes the
+   * platform's readiness degraded; `warning` shows in `/health/contracts`. Cheap: no network call.
+   */
+  health?(host: ConnectorHost): Promise<ConnectorHealth>;
   /** Called once when the `adapter.<id>` service starts (start pollers here). */
   start?(host: ConnectorHost): Promise<void>;
   /** Called once when it stops (timers of `host.scheduler` are cancelled by the platform). */

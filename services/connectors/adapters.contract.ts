@@ -6,7 +6,7 @@
 import type { Context } from 'moleculer';
 import { defineAction, type ActionContract } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
-import type { CheckRequest, CheckResult, ConnectorManifest, Participant, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
+import type { CheckRequest, CheckResult, ConnectorHealth, ConnectorManifest, Participant, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
 
 /** Metadata key of an `adapter.<id>` service that carries its manifest. */
 export const MANIFEST_METADATA_KEY = 'connector';
@@ -31,6 +31,8 @@ export interface AdapterContracts {
   report: ActionContract<ReportMessage, ReportResult>;
   lookupCompany: ActionContract<RegistryRequest, RegistryResult>;
   route: ActionContract<RouteRequest, RouteResponse>;
+  /** The connector's own health (API 2.3); only connectors with a `health` verb have it. */
+  health: ActionContract<Record<string, never>, ConnectorHealth>;
 }
 
 const message = {
@@ -62,6 +64,7 @@ export function adapterContracts(connectorId: string): AdapterContracts {
         },
       }),
       lookupCompany: defineAction(service, 'lookupCompany', { params: { vatNumber: { type: 'string', min: 3, max: 32 }, livemode: 'boolean' } }),
+      health: defineAction(service, 'health', { params: {} }),
       route: defineAction(service, 'route', {
         params: { method: 'string', route: 'string', headers: 'object', query: 'object', body: 'string', clientCertificate: { type: 'object', optional: true } },
       }),

@@ -50,6 +50,7 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
   const send = connector.send?.bind(connector);
   const status = connector.status?.bind(connector);
   const report = connector.report?.bind(connector);
+  const health = connector.health?.bind(connector);
   let running: RunningHost | undefined;
   const host = () => {
     if (!running) throw new Errors.MoleculerRetryableError(`adapter.${manifest.id} is not started`, 503, 'CONNECTOR_NOT_STARTED');
@@ -61,6 +62,8 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
     metadata: { [MANIFEST_METADATA_KEY]: manifest },
     actions: {
       manifest: implement(c.manifest, async () => manifest),
+      // Declared only for connectors that tell their health: the health service looks for it by name.
+      ...(health ? { health: implement(c.health, async () => health(host())) } : {}),
       check: implement(c.check, async (ctx) => {
         if (!connector.check) throw missingVerb(manifest.id, 'discover');
         try { return await connector.check(ctx.params, host()); } catch (err) { throw transientError(manifest.id, err); }
@@ -91,7 +94,8 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
           ...(p.clientCertificate ? { clientCertificate: p.clientCertificate } : {}),
         };
         const h = host();
-        // Outside the API's key auth: each route proves its caller (client certificate or signature).
+        // Outside the API's key auth: each route proves its caller (client certificate or signature);
+        // a `message` route verifies the message's own signature in its handler.
         if (route.auth === 'mtls' && !req.clientCertificate) return { status: 401, headers: { 'content-type': 'text/plain' }, body: 'a client certificate is required' };
         if ((route.auth === 'signature' || route.verify) && !(route.verify && await route.verify(req, h))) return { status: 401, headers: { 'content-type': 'text/plain' }, body: 'the request is not authentic' };
         const res = await route.handle(req, h);

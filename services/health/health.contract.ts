@@ -14,10 +14,13 @@ export interface Readiness {
   status: 'ok' | 'degraded';
   circuits: Record<string, CircuitView>;
   database: { status: 'ok' | 'down' | 'not_configured'; responseMs: number | null; error?: string };
+  /** Connectors that tell their own health (a key that loads, a certificate not about to expire). */
+  connectors?: Record<string, { status: 'ok' | 'warning' | 'failed'; message: string }>;
 }
 
 export interface ContractStatus {
-  status: 'ok' | 'failed' | 'unknown';
+  /** `warning`: it works, but needs attention soon (`error` says what, e.g. a certificate expiring). */
+  status: 'ok' | 'warning' | 'failed' | 'unknown';
   responseMs: number | null;
   lastCheck: string | null;
   error: string | null;
@@ -45,14 +48,18 @@ export const readiness = defineAction<Record<string, never>, Readiness>('health'
   params: {},
   http: {
     method: 'GET', path: '/health/readiness', access: 'public', tag: 'Health',
-    summary: 'Circuit-breaker state of upstream dependencies and a database check; 503 `degraded` when a circuit is open or the database is down',
-    alsoAnswers: { 503: '`degraded`: a circuit is open or the database is down' },
+    summary: 'Circuit-breaker state of upstream dependencies, a database check and the connectors\' own health; 503 `degraded` when a circuit is open, the database is down or a connector cannot work (an access point key that does not load)',
+    alsoAnswers: { 503: '`degraded`: a circuit is open, the database is down or a connector failed its health check' },
     response: {
       type: 'object', required: ['status', 'circuits'],
       properties: {
         status: { type: 'string', enum: ['ok', 'degraded'] },
         circuits: { type: 'object', additionalProperties: circuitSchema },
         database: { type: 'object', properties: { status: { type: 'string' }, responseMs: { type: ['number', 'null'] }, error: { type: 'string' } } },
+        connectors: {
+          type: 'object',
+          additionalProperties: { type: 'object', required: ['status', 'message'], properties: { status: { type: 'string', enum: ['ok', 'warning', 'failed'] }, message: { type: 'string' } } },
+        },
       },
     },
   },
@@ -72,7 +79,7 @@ export const contracts = defineAction<Record<string, never>, ContractsReport>('h
           type: 'object',
           additionalProperties: {
             type: 'object',
-            properties: { status: { type: 'string', enum: ['ok', 'failed', 'unknown'] }, responseMs: { type: ['number', 'null'] }, lastCheck: { type: ['string', 'null'] }, error: { type: ['string', 'null'] } },
+            properties: { status: { type: 'string', enum: ['ok', 'warning', 'failed', 'unknown'] }, responseMs: { type: ['number', 'null'] }, lastCheck: { type: ['string', 'null'] }, error: { type: ['string', 'null'] } },
           },
         },
       },

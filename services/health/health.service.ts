@@ -37,7 +37,11 @@ async function checkDatabase(broker: Context['broker']): Promise<Readiness['data
 interface HealthMethods {
   trackAdapters(): void;
   runContractChecks(): Promise<void>;
+  connectorHealth(): Promise<NonNullable<Readiness['connectors']>>;
 }
+
+/** The adapters whose connector tells its own health (API 2.3 `health` verb). */
+const CONNECTOR_HEALTH = /^adapter\.[a-z0-9-]+\.health$/;
 
 type HealthThis = Service & HealthMethods & { state: HealthState };
 
@@ -76,10 +80,10 @@ const HealthService: ServiceSchema<ServiceSettingSchema, HealthMethods, { state:
 
     readiness: implement(readiness, async function (this: HealthThis, ctx) {
       this.trackAdapters();
-      const database = await checkDatabase(this.broker);
-      const degraded = this.state.board.anyOpen() || database.status === 'down';
+      const [database, connectors] = await Promise.all([checkDatabase(this.broker), this.connectorHealth()]);
+      const degraded = this.state.board.anyOpen() || database.status === 'down' || Object.values(connectors).some((c) => c.status === 'failed');
       degradedStatus(ctx, degraded);
-      return { status: degraded ? 'degraded' : 'ok', circuits: this.state.board.view(Date.now()), database };
+      return { status: degraded ? 'degraded' : 'ok', circuits: this.state.board.view(Date.now()), database, ...(Object.keys(connectors).length ? { connectors } : {}) };
     }),
 
     contracts: implement(contracts, async function (this: HealthThis, ctx) {
@@ -107,10 +111,30 @@ const HealthService: ServiceSchema<ServiceSettingSchema, HealthMethods, { state:
       }
     },
 
+    /** Asks each connector that tells its health; one that cannot answer counts as failed. */
+    async connectorHealth() {
+      const actions = (this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>)
+        .map((a) => a.name).filter((name) => CONNECTOR_HEALTH.test(name));
+      const answers = await Promise.all([...new Set(actions)].map(async (name) => {
+        const service = name.slice(0, -'.health'.length);
+        try {
+          const h = await this.broker.call(name, {}, { timeout: 2_000, retries: 0 }) as { status: 'ok' | 'warning' | 'failed'; message: string };
+          return [service, { status: h.status, message: h.message }] as const;
+        } catch (err) {
+          return [service, { status: 'failed' as const, message: (err as Error).message }] as const;
+        }
+      }));
+      return Object.fromEntries(answers);
+    },
+
     async runContractChecks() {
       const actions = (this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>)
         .map((a) => a.name)
         .filter((name) => name.endsWith(`.${CHECK_CONTRACT_ACTION}`));
+      const lastCheck = new Date().toISOString();
+      for (const [service, h] of Object.entries(await this.connectorHealth())) {
+        this.state.contractResults.set(service, { status: h.status, responseMs: null, lastCheck, error: h.status === 'ok' ? null : h.message });
+      }
       await Promise.all([...new Set(actions)].map(async (name) => {
         const service = name.slice(0, -CHECK_CONTRACT_ACTION.length - 1);
         const started = performance.now();

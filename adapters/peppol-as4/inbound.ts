@@ -1,0 +1,114 @@
+/**
+ * Receiving over Peppol AS4 (corner 3): the route the network POSTs to. In order (peppol-transport
+ * .md §1.7): size and per-sender concurrency bounds; MIME, the profile's header rules, decryption
+ * (for our key only), the signature over header, body and payload; the sender's certificate (chain
+ * to the Peppol AP CA, validity, revocation, seat id = eb:From); the SBDH and its agreement with
+ * the AS4 header; whether we serve the recipient for this document type; then the document is
+ * stored (the platform's durable hand-off, which also tells a repeated MessageId) and only then the
+ * signed receipt goes back. Anything refused is answered with its ebMS error and logged with the
+ * reason, the sender and the message id.
+ */
+import { createHash } from 'node:crypto';
+import type { ConnectorHost, InboundRequest, InboundResponse } from '../sdk/index.ts';
+import { apiTypeOfDocumentId } from '../../mappings/identifiers/peppol-network.ts';
+import { readSbd, sameParticipant, SbdhError } from '../../mappings/peppol/sbdh.ts';
+import { checkApCertificate } from '../peppol-kit/pki.ts';
+import { As4Error, PEPPOL } from '../peppol-kit/as4/ebms.ts';
+import { unpackUserMessage, type UnpackedMessage } from '../peppol-kit/as4/exchange.ts';
+import { errorXml, receiptXml } from '../peppol-kit/as4/messages.ts';
+import { accessPointOf, type AccessPoint } from './access-point.ts';
+
+const SOAP = { 'content-type': 'application/soap+xml;charset=UTF-8' };
+
+/** The sending access point a message claims (eb:From), read cheaply before anything is verified: only for fair queuing. */
+function claimedSender(body: Buffer): string {
+  const head = body.subarray(0, 64 * 1024).toString('latin1');
+  return /<(?:\w+:)?From>\s*<(?:\w+:)?PartyId[^>]*>\s*(P[A-Z]{2}[0-9]{6})\s*</.exec(head)?.[1] ?? 'unknown';
+}
+
+export async function receiveOverAs4(req: InboundRequest, host: ConnectorHost): Promise<InboundResponse> {
+  const ap = accessPointOf(host);
+  if (!ap.identity) return { status: 503, headers: { 'content-type': 'text/plain', 'retry-after': '60' }, body: 'the access point key is not loaded' };
+  const maxBytes = Number(host.config.maxMessageBytes ?? 100 * 1024 * 1024);
+  if (req.body.length > maxBytes) return refuse(host, null, 'unknown', new As4Error('EBMS:0007', `the message is larger than ${maxBytes} bytes`));
+  const sender = claimedSender(req.body);
+  const limit = Number(host.config.senderConcurrency ?? 8);
+  const running = ap.inFlight.get(sender) ?? 0;
+  if (running >= limit) {
+    host.log.warn('peppol-as4: inbound message deferred: too many at once from one sender', { sender, running });
+    return { status: 503, headers: { 'content-type': 'text/plain', 'retry-after': '5' }, body: `too many messages at once from ${sender}; retry` };
+  }
+  ap.inFlight.set(sender, running + 1);
+  try {
+    return await receive(req, host, ap, sender);
+  } finally {
+    const left = (ap.inFlight.get(sender) ?? 1) - 1;
+    if (left > 0) ap.inFlight.set(sender, left); else ap.inFlight.delete(sender);
+  }
+}
+
+async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint, sender: string): Promise<InboundResponse> {
+  const identity = ap.identity!;
+  let message: UnpackedMessage | undefined;
+  try {
+    message = unpackUserMessage(req.headers['content-type'] ?? '', req.body, identity, { maxPayloadBytes: Number(host.config.maxPayloadBytes ?? 100 * 1024 * 1024) });
+    const { header } = message;
+    if (header.toParty !== identity.seatId) throw new As4Error('EBMS:0010', `the message is for access point ${header.toParty}, we are ${identity.seatId}`);
+    const now = host.clock.now();
+    const signer = await checkApCertificate(message.signer, { trust: ap.trust, now, expectedSeatId: header.fromParty, ...(ap.revocation ? { revocation: ap.revocation } : {}) });
+    if (!signer.ok) throw new As4Error('EBMS:0101', `the signing certificate is refused (${signer.problem}): ${signer.message}`);
+
+    let sbd;
+    try {
+      sbd = readSbd(message.sbd);
+    } catch (err) {
+      if (err instanceof SbdhError) throw new As4Error('EBMS:0004', `the SBDH is invalid (${err.code}): ${err.message}`);
+      throw new As4Error('EBMS:0004', `the SBDH cannot be read: ${(err as Error).message}`);
+    }
+    const h = sbd.header;
+    // P10: the business envelope and the AS4 header must name the same exchange.
+    if (!sameParticipant(h.sender, header.originalSender)) throw new As4Error('EBMS:0003', `SBDH Sender ${h.sender.value} is not the originalSender ${header.originalSender.value}`);
+    if (!sameParticipant(h.receiver, header.finalRecipient)) throw new As4Error('EBMS:0003', `SBDH Receiver ${h.receiver.value} is not the finalRecipient ${header.finalRecipient.value}`);
+    if (h.documentType.value !== header.documentType.value || h.documentType.scheme !== header.documentType.scheme) throw new As4Error('EBMS:0003', 'the SBDH DOCUMENTID is not the eb:Action');
+    if (h.process.value !== header.process.value || h.process.scheme !== header.process.scheme) throw new As4Error('EBMS:0003', 'the SBDH PROCESSID is not the eb:Service');
+
+    const type = apiTypeOfDocumentId(header.documentType.value);
+    const entry = await host.directory.lookup({ peppolId: header.finalRecipient.value }, true);
+    if (!entry || !type || !entry.documentTypes.includes(type)) {
+      throw new As4Error('EBMS:0004', `${header.finalRecipient.value} does not receive ${header.documentType.value} here`, PEPPOL.NOT_SERVICED);
+    }
+    let number: string | null = null;
+    let sellerName: string | null = null;
+    let normalized: Record<string, unknown> | undefined;
+    try {
+      const { canonical } = host.translators.ublToCanonical(sbd.document);
+      number = canonical.number ?? null;
+      sellerName = canonical.seller.name ?? null;
+      normalized = canonical as unknown as Record<string, unknown>;
+    } catch {
+      // Stored as it came: the platform's validation of received documents says what is wrong with it.
+    }
+    const bytes = Buffer.from(sbd.document);
+    const { duplicate } = await host.inbound.accept({
+      messageId: header.messageId, livemode: true, type, number,
+      sender: { peppolId: h.sender.value, name: sellerName },
+      recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
+      payload: { content: bytes.toString('base64'), contentType: 'application/xml', xml: sbd.document, syntax: 'ubl-2.1', ...(normalized ? { normalized } : {}) },
+    });
+    // Stored (or stored before, for a repeat): only now the receipt, with the digests the sender signed.
+    const receipt = receiptXml({ refToMessageId: header.messageId, references: message.references, key: identity, now: host.clock.now() });
+    host.log.info(`peppol-as4: received ${header.messageId}${duplicate ? ' (again: receipt repeated)' : ''}`, {
+      from: header.fromParty, instance: h.instanceIdentifier, receipt: receipt.messageId, sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+    return { status: 200, headers: SOAP, body: receipt.xml };
+  } catch (err) {
+    if (err instanceof As4Error) return refuse(host, message?.header.messageId ?? null, message?.header.fromParty ?? sender, err);
+    throw err; // the platform answers 503: the sender tries again, nothing was stored
+  }
+}
+
+/** Answers an ebMS error and records why. */
+function refuse(host: ConnectorHost, messageId: string | null, sender: string, err: As4Error): InboundResponse {
+  host.log.warn('peppol-as4: inbound message refused', { code: err.code, reason: err.message, ...(err.detail ? { detail: err.detail } : {}), messageId, sender });
+  return { status: 200, headers: SOAP, body: errorXml({ refToMessageId: messageId, code: err.code, description: err.message, ...(err.detail ? { detail: err.detail } : {}), now: host.clock.now() }) };
+}

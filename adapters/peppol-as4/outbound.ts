@@ -1,0 +1,137 @@
+/**
+ * Sending one document over Peppol AS4 (corner 2): discovery of the recipient's endpoint, its
+ * certificate checked before anything is encrypted for it, the SBD, the signed and encrypted
+ * UserMessage POSTed to the endpoint, and the answer judged — a receipt that verifies is a
+ * delivery; an ebMS error is permanent or not as the profile says; anything else (no answer, 5xx,
+ * a receipt that does not verify) is transient, and the platform re-sends the same document, so the
+ * same MessageId, later. A destination that keeps failing is left alone for a while.
+ */
+import { X509Certificate } from 'node:crypto';
+import { ConnectorError, type ConnectorHost, type OutboundMessage, type SendResult } from '../sdk/index.ts';
+import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { buildSbd, sbdhFor, SbdhError } from '../../mappings/peppol/sbdh.ts';
+import { checkApCertificate } from '../peppol-kit/pki.ts';
+import { as4EndpointOf } from '../peppol-kit/recipients.ts';
+import { As4Error, EBMS_ERRORS, isEbmsCode } from '../peppol-kit/as4/ebms.ts';
+import { checkAnswer, packUserMessage } from '../peppol-kit/as4/exchange.ts';
+import { accessPointOf } from './access-point.ts';
+
+/** The AS4 MessageId of a document: the same on every re-send, so the receiver can tell a repeat. */
+export const messageIdOf = (documentId: string): string => `${documentId}@einv`;
+
+/** C1's country for the SBDH: the seller's, else the configured default. */
+function countryC1Of(message: OutboundMessage, host: ConnectorHost): string {
+  const normalized = message.payload.normalized as { seller?: { address?: { country?: string } } } | undefined;
+  let country = normalized?.seller?.address?.country;
+  if (!country && message.payload.xml) {
+    try { country = host.translators.ublToCanonical(message.payload.xml).canonical.seller.address?.country; } catch { /* the SBDH check below names what is missing */ }
+  }
+  return (country || String(host.config.countryC1 ?? '')).toUpperCase();
+}
+
+export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
+  const ap = accessPointOf(host);
+  if (!ap.identity) throw ConnectorError.transient('AP_KEY_UNAVAILABLE', `the access point key is not loaded: ${ap.identityError}`);
+  const recipient = message.recipient.peppolId;
+  if (!recipient) throw ConnectorError.permanent('RECIPIENT_NOT_FOUND', 'the recipient has no Peppol participant id');
+  const documentTypeId = BILLING_DOCUMENT_TYPES[message.type as keyof typeof BILLING_DOCUMENT_TYPES];
+  if (!documentTypeId) throw ConnectorError.permanent('UNSUPPORTED_DOCUMENT_TYPE', `Peppol BIS Billing carries invoices and credit notes, not ${message.type}`);
+  const xml = message.payload.xml;
+  if (!xml || !(message.payload.syntax ?? 'ubl').startsWith('ubl')) throw ConnectorError.permanent('UNSUPPORTED_SYNTAX', 'Peppol BIS Billing is UBL 2.1: the document has no UBL form');
+  if (!message.sender.peppolId) throw ConnectorError.permanent('SBDH_ERROR', 'the sending company has no Peppol participant id');
+
+  const found = await as4EndpointOf(host, recipient, documentTypeId);
+  if (!found.smpUrl) throw ConnectorError.permanent('RECIPIENT_NOT_FOUND', `${recipient} is not registered on the Peppol network`);
+  const endpoint = found.endpoint;
+  if (!endpoint) throw ConnectorError.permanent('RECIPIENT_CANNOT_RECEIVE', `${recipient} does not receive ${message.type} over Peppol AS4`);
+  if (host.config.requireHttps !== false && !endpoint.url.startsWith('https://')) throw ConnectorError.permanent('AP_ENDPOINT_INVALID', `the access point URL ${endpoint.url} is not HTTPS`);
+  let receiverCertificate: X509Certificate;
+  try {
+    receiverCertificate = new X509Certificate(Buffer.from(endpoint.certificate, 'base64'));
+  } catch {
+    throw ConnectorError.permanent('AP_CERTIFICATE_INVALID', `the SMP publishes no readable certificate for ${recipient}`);
+  }
+  const now = host.clock.now();
+  // Checked before anything is encrypted for it ("verified upon fetching from the SMP").
+  const receiver = await checkApCertificate(receiverCertificate, { trust: ap.trust, now, ...(ap.revocation ? { revocation: ap.revocation } : {}) });
+  if (!receiver.ok) throw ConnectorError.permanent('AP_CERTIFICATE_INVALID', `the receiving access point's certificate is refused (${receiver.problem}): ${receiver.message}`);
+
+  const blocked = ap.breakers.blockedFor(endpoint.url, now.getTime());
+  if (blocked > 0) throw ConnectorError.transient('DESTINATION_UNAVAILABLE', `${endpoint.url} failed repeatedly; next try in ${Math.ceil(blocked / 1000)} s`);
+
+  let sbd: string;
+  try {
+    sbd = buildSbd(sbdhFor({
+      documentXml: xml, sender: message.sender.peppolId, receiver: recipient, documentTypeId, processId: BILLING_PROCESS.value,
+      countryC1: countryC1Of(message, host), now, instanceIdentifier: message.documentId,
+    }), xml);
+  } catch (err) {
+    if (err instanceof SbdhError) throw ConnectorError.permanent('SBDH_ERROR', err.message);
+    throw err;
+  }
+  const packed = packUserMessage({
+    header: {
+      messageId: messageIdOf(message.documentId), timestamp: now.toISOString(), conversationId: message.documentId,
+      fromParty: ap.identity.seatId, toParty: receiver.seatId!,
+      process: { scheme: BILLING_PROCESS.scheme, value: BILLING_PROCESS.value },
+      documentType: { scheme: DOCUMENT_SCHEME, value: documentTypeId },
+      originalSender: { scheme: PARTICIPANT_SCHEME, value: message.sender.peppolId },
+      finalRecipient: { scheme: PARTICIPANT_SCHEME, value: recipient },
+    },
+    sbd: Buffer.from(sbd), key: ap.identity, receiverCertificate,
+  });
+
+  let status: number;
+  let answer: string;
+  try {
+    const res = await host.http.request(endpoint.url, {
+      method: 'POST', headers: { 'content-type': packed.contentType, 'mime-version': '1.0' }, body: packed.body, timeoutMs: Number(host.config.sendTimeoutMs ?? 60_000),
+    });
+    status = res.status;
+    answer = res.text();
+  } catch (err) {
+    ap.breakers.failed(endpoint.url, Date.now());
+    throw err;
+  }
+  const outcome = await judge(answer, status, packed, receiverCertificate, host);
+  if (outcome.outcome === 'transient') ap.breakers.failed(endpoint.url, Date.now());
+  else ap.breakers.succeeded(endpoint.url);
+  return outcome;
+}
+
+/** What the receiver's answer means for the document. */
+async function judge(answer: string, status: number, sent: { messageId: string; references: Parameters<typeof checkAnswer>[1]['references'] }, receiverCertificate: X509Certificate, host: ConnectorHost): Promise<SendResult> {
+  const soap = answer.trimStart().startsWith('<');
+  if (!soap) {
+    if (status >= 500 || status === 429) return { outcome: 'transient', errorCode: `HTTP_${status}`, errorMessage: `the access point answered HTTP ${status}` };
+    return { outcome: 'rejected', errorCode: 'AP_REJECTED', errorMessage: `the access point answered HTTP ${status} without an AS4 signal: ${answer.slice(0, 200)}` };
+  }
+  let verdict;
+  try {
+    verdict = checkAnswer(answer, sent);
+  } catch (err) {
+    // No receipt, or one that does not verify: we cannot tell it arrived; the same message goes again.
+    const code = err instanceof As4Error ? err.code : 'EBMS:0302';
+    return { outcome: 'transient', errorCode: code, errorMessage: `HTTP ${status}: ${(err as Error).message}` };
+  }
+  if (verdict.kind === 'error') {
+    const code = isEbmsCode(verdict.code) ? verdict.code : undefined;
+    const text = [verdict.description, verdict.detail].filter(Boolean).join(': ') || verdict.code;
+    if (code === 'EBMS:4001') {
+      // phase4's "duplicate": the first copy arrived, only its receipt was lost.
+      host.log.warn(`peppol-as4: ${sent.messageId} reported as a duplicate by the receiver: delivered without a receipt`);
+      return { outcome: 'delivered', messageId: sent.messageId };
+    }
+    if (code && !EBMS_ERRORS[code].permanent) return { outcome: 'transient', errorCode: code, errorMessage: text };
+    // The receiver found the business envelope inconsistent with the AS4 header, or unreadable.
+    if (code === 'EBMS:0003') return { outcome: 'rejected', errorCode: 'SBDH_ERROR', errorMessage: `the receiving access point refused the SBDH (${code}): ${text}` };
+    return { outcome: 'rejected', errorCode: code ?? verdict.code, errorMessage: text };
+  }
+  const signer = await checkApCertificate(verdict.signer, { trust: accessPointOf(host).trust, now: host.clock.now() });
+  if (!signer.ok) return { outcome: 'transient', errorCode: 'EBMS:0302', errorMessage: `the receipt is signed by a certificate we do not trust (${signer.problem}): ${signer.message}` };
+  if (verdict.signer.fingerprint256 !== receiverCertificate.fingerprint256) {
+    host.log.warn(`peppol-as4: the receipt for ${sent.messageId} is signed by ${signer.seatId}'s certificate, not the one its SMP publishes`);
+  }
+  host.log.info(`peppol-as4: ${sent.messageId} delivered`, { receipt: verdict.receiptMessageId, receiver: signer.seatId });
+  return { outcome: 'delivered', messageId: sent.messageId };
+}

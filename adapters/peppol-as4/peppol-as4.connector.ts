@@ -1,0 +1,72 @@
+/**
+ * peppol-as4: this deployment as its own Peppol access point (corners 2 and 3) over AS4 — the
+ * Peppol AS4 profile 2.0 on the SDK: `check` and `send` find the recipient through the SML and
+ * its SMP (the Peppol kit's discovery), `send` delivers a signed and encrypted UserMessage and
+ * counts only a verified receipt as delivery, and the push route `/connectors/peppol-as4/as4`
+ * receives, verifies, stores and answers with a signed receipt. Enabled by configuration; runs as
+ * the service `adapter.peppol-as4` (scale it alone with SERVICES=adapter.peppol-as4).
+ */
+import { CONNECTOR_API_VERSION, type Connector, type ConnectorHealth, type ConnectorHost } from '../sdk/index.ts';
+import { BILLING_DOCUMENT_TYPES } from '../../mappings/identifiers/peppol-network.ts';
+import { checkRecipient, DISCOVERY_OPTIONS } from '../peppol-kit/recipients.ts';
+import { accessPointOf } from './access-point.ts';
+import { sendOverAs4 } from './outbound.ts';
+import { receiveOverAs4 } from './inbound.ts';
+
+const DAY_MS = 86_400_000;
+
+async function health(host: ConnectorHost): Promise<ConnectorHealth> {
+  const ap = accessPointOf(host);
+  if (!ap.identity) return { status: 'failed', message: `the access point key cannot be loaded: ${ap.identityError}` };
+  const notAfter = new Date(ap.identity.certificate.validTo);
+  const days = Math.floor((notAfter.getTime() - host.clock.now().getTime()) / DAY_MS);
+  const who = `access point ${ap.identity.seatId}: certificate valid until ${notAfter.toISOString()}`;
+  if (days < 0) return { status: 'failed', message: `${who}: expired` };
+  const warnDays = Number(host.config.certificateWarningDays ?? 30);
+  if (days < warnDays) return { status: 'warning', message: `${who}: expires in ${days} days, renew it` };
+  return { status: 'ok', message: who };
+}
+
+const peppolAs4 = {
+  manifest: {
+    id: 'peppol-as4',
+    version: '1.0.0',
+    apiVersion: CONNECTOR_API_VERSION,
+    name: 'Peppol access point (AS4)',
+    description: 'Sends and receives Peppol BIS Billing documents as a Peppol AS4 access point: SML/SMP discovery, WS-Security signing and encryption, signed receipts',
+    modes: ['live'],
+    countries: ['*'],
+    documentTypes: Object.keys(BILLING_DOCUMENT_TYPES),
+    capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: false, discover: true, registry: false },
+    network: 'peppol',
+    options: {
+      ...DISCOVERY_OPTIONS,
+      keyStoreFile: { type: 'string', description: 'PKCS#12 file of the access point key and its Peppol certificate (password: the keyPassword secret)' },
+      certificateFile: { type: 'string', description: 'PEM file of the access point certificate (with privateKey), instead of keyStoreFile' },
+      privateKey: { type: 'string', description: 'PEM private key of the access point (with certificateFile)', secret: true },
+      keyPassword: { type: 'string', description: 'Password of the PKCS#12 file, or of an encrypted PEM key', secret: true },
+      pki: { type: 'string', description: 'Which Peppol PKI the other access points\' certificates must chain to: production or test (G3)', default: 'production' },
+      apTrustFile: { type: 'string', description: 'PEM bundle of AP CA and root certificates to trust instead of the built-in G3 ones' },
+      revocation: { type: 'string', description: 'Certificate revocation checks: hard (unknown status refused), soft (unknown passes) or off', default: 'soft' },
+      ocspUrl: { type: 'string', description: 'OCSP responder to ask instead of the one each certificate names' },
+      crlUrl: { type: 'string', description: 'CRL to read instead of the one each certificate names' },
+      countryC1: { type: 'string', description: 'COUNTRY_C1 of the SBDH when the invoice names no seller country', default: '' },
+      sendTimeoutMs: { type: 'number', description: 'Time allowed for one AS4 exchange (POST and receipt)', default: 60000 },
+      maxMessageBytes: { type: 'number', description: 'Largest inbound AS4 message accepted', default: 104857600 },
+      maxPayloadBytes: { type: 'number', description: 'Largest business document an inbound payload may decompress to', default: 104857600 },
+      senderConcurrency: { type: 'number', description: 'Inbound messages processed at once per sending access point (more wait: 503 Retry-After)', default: 8 },
+      breakerThreshold: { type: 'number', description: 'Failed exchanges in a row after which a destination is left alone', default: 5 },
+      breakerCooldownMs: { type: 'number', description: 'How long a failing destination is left alone', default: 30000 },
+      certificateWarningDays: { type: 'number', description: 'Health warns this many days before the access point certificate expires', default: 30 },
+    },
+  },
+  async start(host: ConnectorHost) {
+    accessPointOf(host); // load the key now: a key that does not load shows in readiness at once
+  },
+  health,
+  check: checkRecipient,
+  send: sendOverAs4,
+  routes: [{ method: 'POST', path: '/as4', auth: 'message', handle: receiveOverAs4 }],
+} satisfies Connector;
+
+export default peppolAs4;
