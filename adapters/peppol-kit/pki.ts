@@ -145,6 +145,11 @@ function identityOf(privateKey: KeyObject, certs: X509Certificate[], where: stri
 
 // ---- trust stores ------------------------------------------------------------------------------
 
+/**
+ * Trust anchors (`roots`, self-signed) and the CA certificates that lead to them (`intermediates`):
+ * an intermediate is trusted only through a root of the same store, so a store is one PKI (test or
+ * production), never a mix.
+ */
 export interface TrustStore { roots: X509Certificate[]; intermediates: X509Certificate[] }
 
 /** A trust store of PEM texts (one or more blocks each) or DER buffers: self-signed → roots, others → intermediates. */
@@ -206,6 +211,7 @@ function buildChain(leaf: X509Certificate, trust: TrustStore, now: Date): { chai
   let reason = `no certificate of the trust store issued it (issuer ${oneLine(leaf.issuer)})`;
   const walk = (at: X509Certificate, path: X509Certificate[]): X509Certificate[] | undefined => {
     if (path.length > 6) return undefined;
+    if (path.length) reason = `its chain stops at ${oneLine(at.subject)}: no root of the trust store issued that`;
     for (const ca of candidates) {
       if (path.includes(ca) || !ca.ca || !at.checkIssued(ca) || !at.verify(ca.publicKey)) continue;
       if (!validAt(ca, now)) {

@@ -11,7 +11,7 @@
  *   const pki = createPeppolTestPki(server.url);
  *   server.serve(pki);
  */
-import { X509Certificate, createHash, generateKeyPairSync, randomBytes, type KeyObject, type webcrypto } from 'node:crypto';
+import { X509Certificate, createHash, generateKeyPairSync, randomBytes, sign, type KeyObject, type webcrypto } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import forge from 'node-forge';
 import * as asn1js from 'asn1js';
@@ -122,8 +122,10 @@ function makeCertificate(spec: CertSpec): Made {
   if (spec.ocspUrl) extensions.push({ id: OID_AIA, value: aiaOcsp(spec.ocspUrl) });
   if (spec.crlUrl) extensions.push({ name: 'cRLDistributionPoints', altNames: [{ type: 6, value: spec.crlUrl }] });
   cert.setExtensions(extensions as never[]);
-  const signer = spec.issuer ? spec.issuer.entity.privateKeyPem : privateKeyPem;
-  cert.sign(forge.pki.privateKeyFromPem(signer), forge.md.sha256.create());
+  // node-forge lays out the certificate; node:crypto signs its TBS bytes (forge's JavaScript RSA is slow under jest).
+  const signerKey = spec.issuer ? spec.issuer.entity.privateKey : privateKey;
+  const nativeSigner = { sign: () => sign('sha256', Buffer.from(forge.asn1.toDer(cert.tbsCertificate).getBytes(), 'binary'), signerKey).toString('binary') };
+  cert.sign(nativeSigner as unknown as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
   const certificatePem = forge.pki.certificateToPem(cert);
   const certificate = new X509Certificate(certificatePem);
   const name = String(spec.subject.find((f) => f.shortName === 'CN')!.value);
@@ -139,7 +141,7 @@ export function createPeppolTestPki(baseUrl: string): PeppolTestPki {
   const ocspUrl = `${base}/ocsp`;
   const ca = (cn: string, ou: string | undefined, slug: string, issuer?: Made): Made => makeCertificate({
     subject: [...TEST_ORG, ...(ou ? [{ shortName: 'OU', value: ou }] : []), { shortName: 'CN', value: cn }],
-    ca: true, slug, ...(issuer ? { issuer } : {}),
+    ca: true, slug, notBefore: new Date(Date.now() - 30 * DAY), ...(issuer ? { issuer } : {}),
   });
   const leaf = (cn: string, ou: string, issuer: Made, extra: Partial<CertSpec> = {}): Made => makeCertificate({
     subject: [{ shortName: 'C', value: 'NO' }, { shortName: 'O', value: `Test AP ${cn} AS` }, { shortName: 'OU', value: ou }, { shortName: 'CN', value: cn }],
@@ -183,6 +185,8 @@ export interface RevocationServer {
   serve(pki: PeppolTestPki): void;
   /** Simulated outages: the connection is dropped without an answer. */
   outage: { ocsp: boolean; crl: boolean };
+  /** When set, OCSP answers are signed by this entity (and carry its certificate) instead of the issuing CA. */
+  ocspSigner: TestPkiEntity | undefined;
   /** Requests answered so far, per kind. */
   requests: { ocsp: number; crl: number };
   close(): Promise<void>;
@@ -202,7 +206,7 @@ function keyHash(ca: TestPkiEntity, hash: string): Buffer {
 
 const hexOfInteger = (i: asn1js.Integer) => normalSerial(Buffer.from(i.valueBlock.valueHexView).toString('hex'));
 
-async function ocspAnswer(pki: PeppolTestPki, body: Buffer): Promise<Buffer> {
+async function ocspAnswer(pki: PeppolTestPki, body: Buffer, signer?: TestPkiEntity): Promise<Buffer> {
   const request = pkijs.OCSPRequest.fromBER(body);
   const answer = new pkijs.OCSPResponse();
   const items = request.tbsRequest.requestList;
@@ -213,9 +217,9 @@ async function ocspAnswer(pki: PeppolTestPki, body: Buffer): Promise<Buffer> {
     answer.responseStatus.valueBlock.valueDec = 6; // unauthorized: not one of our CAs
     return Buffer.from(answer.toSchema().toBER(false));
   }
-  const issuerP = pkijs.Certificate.fromBER(issuer.ca.certificate.raw);
+  const signerP = pkijs.Certificate.fromBER((signer ?? issuer.ca).certificate.raw);
   const basic = new pkijs.BasicOCSPResponse();
-  basic.tbsResponseData.responderID = issuerP.subject;
+  basic.tbsResponseData.responderID = signerP.subject;
   basic.tbsResponseData.producedAt = new Date();
   for (const item of items) {
     const single = new pkijs.SingleResponse();
@@ -230,8 +234,8 @@ async function ocspAnswer(pki: PeppolTestPki, body: Buffer): Promise<Buffer> {
   }
   const nonce = request.tbsRequest.requestExtensions?.find((x) => x.extnID === OID_OCSP_NONCE);
   if (nonce) basic.tbsResponseData.responseExtensions = [nonce];
-  basic.certs = [issuerP];
-  await basic.sign(await signingKeyOf(issuer.ca), 'SHA-256');
+  basic.certs = [signerP];
+  await basic.sign(await signingKeyOf(signer ?? issuer.ca), 'SHA-256');
   answer.responseStatus.valueBlock.valueDec = 0;
   answer.responseBytes = new pkijs.ResponseBytes({
     responseType: pkijs.id_PKIX_OCSP_Basic,
@@ -273,6 +277,7 @@ export async function startRevocationServer(pki?: PeppolTestPki): Promise<Revoca
   let served = pki;
   const outage = { ocsp: false, crl: false };
   const requests = { ocsp: 0, crl: 0 };
+  const state: { ocspSigner: TestPkiEntity | undefined } = { ocspSigner: undefined };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     const send = (status: number, type: string, body: Buffer | string) => { res.writeHead(status, { 'content-type': type }); res.end(body); };
@@ -281,7 +286,7 @@ export async function startRevocationServer(pki?: PeppolTestPki): Promise<Revoca
       if (outage.ocsp) return void req.socket.destroy();
       if (!/^application\/ocsp-request\b/i.test(req.headers['content-type'] ?? '')) return send(415, 'text/plain', 'application/ocsp-request expected');
       requests.ocsp++;
-      return send(200, 'application/ocsp-response', await ocspAnswer(served, await readBody(req)));
+      return send(200, 'application/ocsp-response', await ocspAnswer(served, await readBody(req), state.ocspSigner));
     }
     const crl = /^\/crl\/([a-z0-9-]+)\.crl$/.exec(path);
     if (crl && req.method === 'GET') {
@@ -304,6 +309,8 @@ export async function startRevocationServer(pki?: PeppolTestPki): Promise<Revoca
     url,
     serve(p) { served = p; },
     outage,
+    get ocspSigner() { return state.ocspSigner; },
+    set ocspSigner(e) { state.ocspSigner = e; },
     requests,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
