@@ -48,7 +48,7 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
 
 /** Every certificate in PEM text (any number of blocks) or one DER buffer. */
 function certificatesOf(source: string | Buffer, what: string): X509Certificate[] {
-  const text = typeof source === 'string' ? source : source.subarray(0, 64).toString('latin1').includes('-----BEGIN') ? source.toString('latin1') : undefined;
+  const text = typeof source === 'string' ? source : source.includes('-----BEGIN CERTIFICATE-----') ? source.toString('latin1') : undefined;
   try {
     if (text === undefined) return [new X509Certificate(source as Buffer)];
     const blocks = text.match(PEM_CERT) ?? [];
@@ -423,8 +423,7 @@ function nonceMatches(extension: pkijs.Extension, nonce: Buffer): boolean {
 }
 
 function derOfCrl(body: Buffer): Buffer {
-  const text = body.subarray(0, 64).toString('latin1');
-  if (!text.includes('-----BEGIN')) return body;
+  if (!body.includes('-----BEGIN X509 CRL-----')) return body;
   const b64 = /-----BEGIN X509 CRL-----([\s\S]+?)-----END X509 CRL-----/.exec(body.toString('latin1'))?.[1];
   if (!b64) throw new Error('no X509 CRL block');
   return Buffer.from(b64.replace(/\s+/g, ''), 'base64');
