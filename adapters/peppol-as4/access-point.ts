@@ -9,6 +9,8 @@ import type { ConnectorHost } from '../sdk/index.ts';
 import { loadApIdentity, peppolTrustStore, RevocationChecker, trustStoreOf, type ApIdentity, type TrustStore } from '../peppol-kit/pki.ts';
 
 export interface AccessPoint {
+  /** The network this access point is on: production (live keys) or the Peppol test network (test keys), as its PKI says. */
+  livemode: boolean;
   identity: ApIdentity | undefined;
   /** Why the identity did not load. */
   identityError: string | undefined;
@@ -56,12 +58,15 @@ function identityOf(host: ConnectorHost): ApIdentity {
   throw new Error('no access point key is configured: set keyStoreFile (PKCS#12, with the keyPassword secret) or certificateFile with the privateKey secret (PEM)');
 }
 
-function trustOf(host: ConnectorHost): TrustStore {
-  const file = String(host.config.apTrustFile ?? '');
-  if (file) return trustStoreOf([readFileSync(file, 'utf8')]);
+function pkiOf(host: ConnectorHost): 'test' | 'production' {
   const pki = String(host.config.pki ?? 'production');
   if (pki !== 'test' && pki !== 'production') throw new Error(`pki must be test or production (got ${pki})`);
-  return peppolTrustStore(pki);
+  return pki;
+}
+
+function trustOf(host: ConnectorHost): TrustStore {
+  const file = String(host.config.apTrustFile ?? '');
+  return file ? trustStoreOf([readFileSync(file, 'utf8')]) : peppolTrustStore(pkiOf(host));
 }
 
 /** Loads (once per host) what the access point needs; the key may fail, the rest may not. */
@@ -90,7 +95,7 @@ export function accessPointOf(host: ConnectorHost): AccessPoint {
     },
   });
   ap = {
-    identity, identityError, trust: trustOf(host), revocation, inFlight: new Map(),
+    livemode: pkiOf(host) === 'production', identity, identityError, trust: trustOf(host), revocation, inFlight: new Map(),
     breakers: new DestinationBreakers({ threshold: Number(host.config.breakerThreshold ?? 5), cooldownMs: Number(host.config.breakerCooldownMs ?? 30_000) }),
   };
   accessPoints.set(host, ap);

@@ -73,7 +73,7 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     if (h.process.value !== header.process.value || h.process.scheme !== header.process.scheme) throw new As4Error('EBMS:0003', 'the SBDH PROCESSID is not the eb:Service');
 
     const type = apiTypeOfDocumentId(header.documentType.value);
-    const entry = await host.directory.lookup({ peppolId: header.finalRecipient.value }, true);
+    const entry = await host.directory.lookup({ peppolId: header.finalRecipient.value }, ap.livemode);
     if (!entry || !type || !entry.documentTypes.includes(type)) {
       throw new As4Error('EBMS:0004', `${header.finalRecipient.value} does not receive ${header.documentType.value} here`, PEPPOL.NOT_SERVICED);
     }
@@ -90,7 +90,7 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     }
     const bytes = Buffer.from(sbd.document);
     const { duplicate } = await host.inbound.accept({
-      messageId: header.messageId, livemode: true, type, number,
+      messageId: header.messageId, livemode: ap.livemode, type, number,
       sender: { peppolId: h.sender.value, name: sellerName },
       recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
       payload: { content: bytes.toString('base64'), contentType: 'application/xml', xml: sbd.document, syntax: 'ubl-2.1', ...(normalized ? { normalized } : {}) },

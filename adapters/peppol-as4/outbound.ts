@@ -32,6 +32,7 @@ function countryC1Of(message: OutboundMessage, host: ConnectorHost): string {
 export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
   const ap = accessPointOf(host);
   if (!ap.identity) throw ConnectorError.transient('AP_KEY_UNAVAILABLE', `the access point key is not loaded: ${ap.identityError}`);
+  if (message.livemode !== ap.livemode) throw ConnectorError.permanent('NETWORK_MODE_MISMATCH', `this access point is on the Peppol ${ap.livemode ? 'production' : 'test'} network; the document was sent with a ${message.livemode ? 'live' : 'test'} key`);
   const recipient = message.recipient.peppolId;
   if (!recipient) throw ConnectorError.permanent('RECIPIENT_NOT_FOUND', 'the recipient has no Peppol participant id');
   const documentTypeId = BILLING_DOCUMENT_TYPES[message.type as keyof typeof BILLING_DOCUMENT_TYPES];

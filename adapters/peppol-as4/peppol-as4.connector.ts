@@ -6,7 +6,7 @@
  * receives, verifies, stores and answers with a signed receipt. Enabled by configuration; runs as
  * the service `adapter.peppol-as4` (scale it alone with SERVICES=adapter.peppol-as4).
  */
-import { CONNECTOR_API_VERSION, type Connector, type ConnectorHealth, type ConnectorHost } from '../sdk/index.ts';
+import { CONNECTOR_API_VERSION, type CheckRequest, type CheckResult, type Connector, type ConnectorHealth, type ConnectorHost } from '../sdk/index.ts';
 import { BILLING_DOCUMENT_TYPES } from '../../mappings/identifiers/peppol-network.ts';
 import { checkRecipient, DISCOVERY_OPTIONS } from '../peppol-kit/recipients.ts';
 import { accessPointOf } from './access-point.ts';
@@ -34,7 +34,8 @@ const peppolAs4 = {
     apiVersion: CONNECTOR_API_VERSION,
     name: 'Peppol access point (AS4)',
     description: 'Sends and receives Peppol BIS Billing documents as a Peppol AS4 access point: SML/SMP discovery, WS-Security signing and encryption, signed receipts',
-    modes: ['live'],
+    // Which one a deployment serves is its PKI's: production takes live keys, the test network test keys.
+    modes: ['test', 'live'],
     countries: ['*'],
     documentTypes: Object.keys(BILLING_DOCUMENT_TYPES),
     capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: false, discover: true, registry: false },
@@ -45,7 +46,7 @@ const peppolAs4 = {
       certificateFile: { type: 'string', description: 'PEM file of the access point certificate (with privateKey), instead of keyStoreFile' },
       privateKey: { type: 'string', description: 'PEM private key of the access point (with certificateFile)', secret: true },
       keyPassword: { type: 'string', description: 'Password of the PKCS#12 file, or of an encrypted PEM key', secret: true },
-      pki: { type: 'string', description: 'Which Peppol PKI the other access points\' certificates must chain to: production or test (G3)', default: 'production' },
+      pki: { type: 'string', description: 'The Peppol network: production (live keys; G3 production PKI) or test (test keys; G3 test PKI)', default: 'production' },
       apTrustFile: { type: 'string', description: 'PEM bundle of AP CA and root certificates to trust instead of the built-in G3 ones' },
       revocation: { type: 'string', description: 'Certificate revocation checks: hard (unknown status refused), soft (unknown passes) or off', default: 'soft' },
       ocspUrl: { type: 'string', description: 'OCSP responder to ask instead of the one each certificate names' },
@@ -64,7 +65,11 @@ const peppolAs4 = {
     accessPointOf(host); // load the key now: a key that does not load shows in readiness at once
   },
   health,
-  check: checkRecipient,
+  async check(req: CheckRequest, host: ConnectorHost): Promise<CheckResult> {
+    // The other mode's network is not ours to answer for: another connector (the sandbox) may be.
+    if (req.livemode !== accessPointOf(host).livemode) return { known: false, canReceive: false, documentTypes: [] };
+    return checkRecipient(req, host);
+  },
   send: sendOverAs4,
   routes: [{ method: 'POST', path: '/as4', auth: 'message', handle: receiveOverAs4 }],
 } satisfies Connector;

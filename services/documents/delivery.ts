@@ -167,6 +167,8 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
       case 'delivered': {
         sent();
         doc.deliveryStatus = 'delivered';
+        // The network's id of the exchange: what a later status message (Peppol MLS) refers to.
+        if ('messageId' in outcome) doc.connectorMessageId = outcome.messageId;
         doc.deliveredAt = now;
         doc.nextAttemptAt = null;
         const local = 'localDocumentId' in outcome ? outcome.localDocumentId : undefined;

@@ -1,0 +1,355 @@
+/**
+ * Two Peppol access points on 127.0.0.1 (peppol-transport.md §10 level 3): A is this platform
+ * with the peppol-as4 connector (POP000001), B is the same connector under a host of its own with
+ * another key (POP000002) behind its own HTTP server. Discovery is real: a DNS server answers the
+ * SML zone, the platform's SMP publishes A's companies, a second SMP publishes B's participants,
+ * every SMP answer signed. The PKI is a generated G3-shaped test PKI whose OCSP responder and CRL
+ * run on loopback, with revocation checked hard.
+ *
+ * A → B: an invoice and a credit note arrive at B and A's documents are delivered on B's verified
+ * receipt; B → A: the platform stores what B sends for its company (document.received); a refusal
+ * of B's SBDH check fails A's document with SBDH_ERROR, an unserved participant with EBMS:0004, an
+ * endpoint that keeps failing with TRANSPORT_FAILURE after the re-sends, and one that fails once
+ * then works yields exactly one delivery. A's inbound endpoint refuses each security negative of
+ * the test plan with its ebMS code; 100 sends in parallel all arrive.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomInt } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
+import { largeJsonInvoice } from '../support/hostile-inputs.ts';
+import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
+import { freePort } from '../support/servers.ts';
+import { createPeppolTestPki, startRevocationServer, type PeppolTestPki, type RevocationServer, type TestPkiEntity } from '../support/peppol-pki.ts';
+import { smpKeys } from '../../services/smp/smp-keys.ts';
+import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
+import { createHttpClient, type HttpClient } from '../../services/connectors/http-client.ts';
+import { memoryHost, type MemoryHost } from '../../adapters/sdk/contract-suite.ts';
+import type { OutboundMessage } from '../../adapters/sdk/index.ts';
+import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
+import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
+import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
+import { errorXml } from '../../adapters/peppol-kit/as4/messages.ts';
+import { parseMultipartRelated, buildMultipartRelated } from '../../adapters/peppol-kit/as4/mime.ts';
+import { readSignal } from '../../adapters/peppol-kit/as4/messages.ts';
+import { parseStrictXml } from '../../adapters/peppol-kit/dom.ts';
+import { eventually } from '../support/webhook-receiver.ts';
+
+process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
+process.env.EINV_SMP_MODE = 'test';
+process.env.EINV_DELIVERY_RETRY_MS = '100';
+process.env.EINV_RATE_LIMITS = 'free=100000,pro=100000';
+
+const dir = mkdtempSync(join(tmpdir(), 'einv-as4-'));
+const ENV_KEYS: string[] = [];
+const setEnv = (values: Record<string, string>) => { for (const [k, v] of Object.entries(values)) { process.env[k] = v; ENV_KEYS.push(k); } };
+
+let t: TestApp;
+let sml: SmlDns;
+let revocation: RevocationServer;
+let pki: PeppolTestPki;
+let b: { host: MemoryHost; http: HttpClient; server: Server; url: string; flakyFailures: number; hits: Map<string, number> };
+let bSmp: { server: Server; url: string; publish(participantId: string, path: string): void };
+
+/** The discovery and trust options of a peppol-as4 connector on this loopback network. */
+function connectorOptions(smpTrustFile: string, apTrustFile: string): Record<string, string> {
+  return { smlZone: sml.zone, dnsServers: sml.server, trustFile: smpTrustFile, requireHttps: 'false', pki: 'test', apTrustFile, revocation: 'hard' };
+}
+
+const readBody = (req: IncomingMessage): Promise<Buffer> => new Promise((resolve, reject) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+});
+
+/** Access point B: the connector's route behind a server of its own, plus stand-ins that misbehave on purpose. */
+async function startAccessPointB(smpTrustFile: string, apTrustFile: string, key: TestPkiEntity): Promise<typeof b> {
+  const certificateFile = join(dir, 'b-cert.pem');
+  writeFileSync(certificateFile, key.certificatePem);
+  const directory = [
+    { organizationId: 'org_b', companyId: 'cmp_b1', peppolId: '0088:5790000000011', name: 'B One', country: 'DK', documentTypes: ['invoice', 'credit-note'] },
+    { organizationId: 'org_b', companyId: 'cmp_b5', peppolId: '0088:5790000000059', name: 'B Five', country: 'DK', documentTypes: ['invoice', 'credit-note'] },
+  ];
+  const host = memoryHost(directory, { config: { ...connectorOptions(smpTrustFile, apTrustFile), requireHttps: false, certificateFile }, secrets: { privateKey: key.privateKeyPem } });
+  const http = createHttpClient();
+  (host as { http: MemoryHost['http'] }).http = http;
+  const state = { flakyFailures: 1, hits: new Map<string, number>() };
+  const route = peppolAs4.routes[0]!;
+  const server = createServer((req, res: ServerResponse) => {
+    void (async () => {
+      const body = await readBody(req);
+      const path = req.url ?? '/';
+      state.hits.set(path, (state.hits.get(path) ?? 0) + 1);
+      if (path === '/down') return res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
+      if (path === '/flaky' && state.flakyFailures > 0) { state.flakyFailures--; return res.writeHead(503, { 'content-type': 'text/plain' }).end('busy'); }
+      if (path === '/sbdh-refused') {
+        const id = /<eb:MessageId>([^<]+)</.exec(body.toString('latin1'))?.[1] ?? null;
+        return res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(errorXml({ refToMessageId: id, code: 'EBMS:0003', description: 'SBDH COUNTRY_C1 does not match the sender', now: new Date() }));
+      }
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+      const answer = await route.handle({ method: 'POST', path: '/as4', headers, query: {}, body }, host);
+      res.writeHead(answer.status, answer.headers ?? {}).end(answer.body);
+    })().catch((err: Error) => { if (!res.headersSent) res.writeHead(500).end(err.message); });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, { host, http, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+}
+
+/** B's SMP: signed metadata for B's participants, each pointing at the path of B's server it names. */
+async function startSmpOfB(key: TestPkiEntity): Promise<typeof bSmp> {
+  const endpoints = new Map<string, string>();
+  const keys = { ...smpKeys(), apCertificateDer: key.certificate.raw.toString('base64') };
+  let base = '';
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(req.url ?? '');
+    const send = (status: number, body = '') => res.writeHead(status, { 'content-type': 'application/xml' }).end(body);
+    for (const [participant, endpointPath] of endpoints) {
+      if (path === `/${PARTICIPANT_SCHEME}::${participant}`) return send(200, serviceGroupXml(base, participant));
+      const prefix = `/${PARTICIPANT_SCHEME}::${participant}/services/${DOCUMENT_SCHEME}::`;
+      if (path.startsWith(prefix)) {
+        return send(200, signedServiceMetadataXml(participant, path.slice(prefix.length), { address: `${b.url}${endpointPath}`, serviceDescription: 'B', technicalContactUrl: 'mailto:b@example.com' }, keys));
+      }
+    }
+    return send(404);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    server, url: base,
+    publish(participantId, endpointPath) { endpoints.set(participantId, endpointPath); sml.register(participantId, base); },
+  };
+}
+
+beforeAll(async () => {
+  revocation = await startRevocationServer();
+  pki = createPeppolTestPki(revocation.url);
+  revocation.serve(pki);
+  sml = await startSmlDns();
+  const aCert = join(dir, 'a-cert.pem');
+  writeFileSync(aCert, pki.ap1.certificatePem);
+  const apTrustFile = join(dir, 'ap-trust.pem');
+  writeFileSync(apTrustFile, [pki.root, pki.apCa].map((e) => e.certificatePem).join('\n'));
+  // The platform's SMP publishes A's certificate for its companies; set before its keys are made.
+  setEnv({ EINV_AP_CERTIFICATE_FILE: aCert });
+  const smpTrustFile = join(dir, 'smp-trust.pem');
+  writeFileSync(smpTrustFile, smpKeys().certificatePem);
+  const port = await freePort();
+  setEnv({
+    PORT: String(port), EINV_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    EINV_CONNECTORS: 'sandbox-network,peppol-as4',
+    ...Object.fromEntries(Object.entries({ ...connectorOptions(smpTrustFile, apTrustFile), certificateFile: aCert, privateKey: pki.ap1.privateKeyPem })
+      .map(([k, v]) => [`EINV_CONNECTOR_PEPPOL_AS4_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`, v])),
+  });
+  t = await startTestApp();
+  b = await startAccessPointB(smpTrustFile, apTrustFile, pki.ap2);
+  bSmp = await startSmpOfB(pki.ap2);
+  for (const [participant, path] of [['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky']] as const) {
+    bSmp.publish(participant, path);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+  await b?.http.close();
+  await new Promise((resolve) => b?.server.close(resolve));
+  await new Promise((resolve) => bSmp?.server.close(resolve));
+  await sml?.close();
+  await revocation?.close();
+  for (const k of [...ENV_KEYS, 'EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS']) delete process.env[k];
+});
+
+interface DocumentView { id: string; status: string; deliveryStatus: string; errorCode: string | null; errorMessage: string | null }
+
+/** A company of A sending with a test key: this access point is on the (loopback) Peppol test network. */
+const testSender = (label: string) => bootstrap(t.baseUrl, { label });
+
+async function sendInvoice(sender: { apiKey: string; company: { vatNumber: string } }, to: string, number: string, type: 'invoice' | 'credit-note' = 'invoice') {
+  const { dueDate: _due, ...invoice } = largeJsonInvoice(number, 2, sender.company.vatNumber);
+  const document = type === 'credit-note' ? { ...invoice, precedingInvoiceReference: 'INV-1' } : { ...invoice, dueDate: _due };
+  const res = await api<DocumentView>(t.baseUrl, 'POST', '/v1/documents/send', { key: sender.apiKey, body: { type, format: 'json', to, document } });
+  if (res.status !== 201) throw new Error(`send ${number} → ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** The document once delivery has decided (delivered or failed). */
+async function settled(key: string, id: string, timeoutMs = 20_000): Promise<DocumentView> {
+  return eventually(async () => {
+    const doc = (await api<DocumentView>(t.baseUrl, 'GET', `/v1/documents/${id}`, { key })).body;
+    return doc.deliveryStatus === 'delivered' || doc.status === 'rejected' ? doc : undefined;
+  }, timeoutMs, `document ${id} to be delivered or rejected`, 100);
+}
+
+describe('A sends to B', () => {
+  it('delivers an invoice and a credit note on B\'s verified receipt; B has each once, as sent', async () => {
+    const sender = await testSender('as4-a1');
+    const invoice = await sendInvoice(sender, '0088:5790000000011', 'AS4-INV-1');
+    const credit = await sendInvoice(sender, '0088:5790000000011', 'AS4-CN-1', 'credit-note');
+    for (const doc of [invoice, credit]) expect(await settled(sender.apiKey, doc.id)).toMatchObject({ deliveryStatus: 'delivered', errorCode: null });
+    const received = b.host.inboxed.filter((d) => d.messageId === `${invoice.id}@einv` || d.messageId === `${credit.id}@einv`);
+    expect(received.map((d) => [d.type, d.number]).sort()).toEqual([['credit-note', 'AS4-CN-1'], ['invoice', 'AS4-INV-1']]);
+    expect(received[0]!.recipient).toMatchObject({ companyId: 'cmp_b1', peppolId: '0088:5790000000011' });
+    expect(received.every((d) => d.payload.xml?.includes('AS4-'))).toBe(true);
+    const events = await api<{ data: Array<{ type: string; data: { documentId: string } }> }>(t.baseUrl, 'GET', '/v1/events?limit=50', { key: sender.apiKey });
+    expect(events.body.data.filter((e) => e.type === 'document.delivered').map((e) => e.data.documentId)).toEqual(expect.arrayContaining([invoice.id, credit.id]));
+  }, 60_000);
+
+  it('a participant B does not serve: EBMS:0004 (PEPPOL:NOT_SERVICED), a permanent failure', async () => {
+    const sender = await testSender('as4-a2');
+    const doc = await settled(sender.apiKey, (await sendInvoice(sender, '0088:5790000000028', 'AS4-NS-1')).id);
+    expect(doc).toMatchObject({ status: 'rejected', errorCode: 'EBMS:0004' });
+    expect(doc.errorMessage).toContain('PEPPOL:NOT_SERVICED');
+  }, 60_000);
+
+  it('a header the receiving access point refuses: SBDH_ERROR', async () => {
+    const sender = await testSender('as4-a3');
+    const doc = await settled(sender.apiKey, (await sendInvoice(sender, '0088:5790000000035', 'AS4-SB-1')).id);
+    expect(doc).toMatchObject({ status: 'rejected', errorCode: 'SBDH_ERROR' });
+  }, 60_000);
+
+  it('an endpoint that keeps failing: TRANSPORT_FAILURE after the re-sends, each with the same MessageId', async () => {
+    const sender = await testSender('as4-a4');
+    const before = b.hits.get('/down') ?? 0;
+    const doc = await settled(sender.apiKey, (await sendInvoice(sender, '0088:5790000000042', 'AS4-DOWN-1')).id, 40_000);
+    expect(doc).toMatchObject({ status: 'rejected', errorCode: 'TRANSPORT_FAILURE' });
+    expect((b.hits.get('/down') ?? 0) - before).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('an endpoint that answers 503 once, then works: one delivery, B stores it once', async () => {
+    const sender = await testSender('as4-a5');
+    const sent = await sendInvoice(sender, '0088:5790000000059', 'AS4-FLAKY-1');
+    expect(await settled(sender.apiKey, sent.id)).toMatchObject({ deliveryStatus: 'delivered', errorCode: null });
+    expect(b.hits.get('/flaky')).toBe(2);
+    expect(b.host.acceptCalls.filter((d) => d.messageId === `${sent.id}@einv`)).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('B sends to A', () => {
+  let company: { id: string; peppolId: string };
+  let owner: string;
+
+  beforeAll(async () => {
+    const org = await bootstrap(t.baseUrl, { label: 'as4-y', keyType: 'platform' });
+    owner = org.apiKey;
+    company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: owner, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+    expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: owner })).status).toBe(200);
+    sml.register(company.peppolId, `${t.baseUrl}/smp`);
+  });
+
+  async function ublInvoice(number: string): Promise<string> {
+    const seller = await bootstrap(t.baseUrl, { label: `as4-render-${number}` });
+    const rendered = await api<{ renderedXml: string }>(t.baseUrl, 'POST', '/v1/documents/validate', { key: seller.apiKey, body: { format: 'json', type: 'invoice', document: largeJsonInvoice(number, 1, seller.company.vatNumber) } });
+    return rendered.body.renderedXml;
+  }
+
+  function messageFromB(xml: string, documentId: string): OutboundMessage {
+    return {
+      documentId, livemode: false, type: 'invoice', number: documentId,
+      sender: { peppolId: '0088:5790000000011', name: 'B One', organizationId: 'org_b', companyId: 'cmp_b1' },
+      recipient: { peppolId: company.peppolId },
+      payload: { content: Buffer.from(xml).toString('base64'), contentType: 'application/xml', xml, syntax: 'ubl-2.1' },
+      attempt: 1,
+    };
+  }
+
+  it('the platform stores it for its company (document.received) and B gets a verified receipt; the same message again is one document', async () => {
+    const xml = await ublInvoice('B2A-1');
+    const message = messageFromB(xml, `b2a_${randomInt(1e9)}`);
+    expect(await peppolAs4.send!(message, b.host)).toEqual({ outcome: 'delivered', messageId: `${message.documentId}@einv` });
+    expect(await peppolAs4.send!({ ...message, attempt: 2 }, b.host)).toEqual({ outcome: 'delivered', messageId: `${message.documentId}@einv` });
+    const inbox = await api<{ data: Array<{ id: string; number: string; direction: string; senderPeppolId?: string }> }>(t.baseUrl, 'GET', '/v1/documents?direction=incoming', { key: owner });
+    expect(inbox.body.data.filter((d) => d.number === 'B2A-1')).toHaveLength(1);
+    const events = await api<{ data: Array<{ type: string }> }>(t.baseUrl, 'GET', '/v1/events?limit=20', { key: owner });
+    expect(events.body.data.map((e) => e.type)).toContain('document.received');
+  }, 60_000);
+
+  describe("A's inbound endpoint refuses (test plan §10 level 3)", () => {
+    const as4Url = () => `${t.baseUrl}/connectors/peppol-as4/as4`;
+    const INVOICE = BILLING_DOCUMENT_TYPES.invoice;
+    let xml: string;
+    beforeAll(async () => { xml = await ublInvoice('B2A-NEG'); });
+
+    function sbdOf(overrides: { receiver?: string; dropCountry?: boolean } = {}): Buffer {
+      const sbd = buildSbd(sbdhFor({ documentXml: xml, sender: '0088:5790000000011', receiver: overrides.receiver ?? company.peppolId, documentTypeId: INVOICE, processId: BILLING_PROCESS.value, countryC1: 'DK' }), xml);
+      return Buffer.from(overrides.dropCountry ? sbd.replace(/<sh:Scope><sh:Type>COUNTRY_C1<\/sh:Type>.*?<\/sh:Scope>/, '') : sbd);
+    }
+
+    function messageOf(options: { signer?: TestPkiEntity; fromParty?: string; encryptFor?: TestPkiEntity; sbd?: Buffer; compressionType?: string | null } = {}) {
+      const signer = options.signer ?? pki.ap2;
+      return packUserMessage({
+        header: {
+          messageId: `neg-${randomInt(1e9)}@test`, timestamp: new Date().toISOString(), conversationId: 'neg',
+          fromParty: options.fromParty ?? signer.name.replace(/^.*?(P[A-Z]{2}\d{6}).*$/, '$1'), toParty: 'POP000001',
+          process: { scheme: BILLING_PROCESS.scheme, value: BILLING_PROCESS.value }, documentType: { scheme: DOCUMENT_SCHEME, value: INVOICE },
+          originalSender: { scheme: PARTICIPANT_SCHEME, value: '0088:5790000000011' }, finalRecipient: { scheme: PARTICIPANT_SCHEME, value: company.peppolId },
+          ...(options.compressionType !== undefined ? { part: { compressionType: options.compressionType } } : {}),
+        },
+        sbd: options.sbd ?? sbdOf(), key: { certificate: signer.certificate, privateKey: signer.privateKey }, receiverCertificate: (options.encryptFor ?? pki.ap1).certificate,
+      });
+    }
+
+    const rewrite = (m: { contentType: string; body: Buffer }, edit: (soap: string) => string, editAttachment?: (b: Buffer) => Buffer) => {
+      const parts = parseMultipartRelated(m.contentType, m.body);
+      const att = parts.attachments[0]!;
+      return buildMultipartRelated(edit(parts.root.body.toString('utf8')), [{ contentId: att.contentId!, contentType: 'application/octet-stream', body: editAttachment ? editAttachment(att.body) : att.body }]);
+    };
+
+    async function post(m: { contentType: string; body: Buffer }): Promise<{ status: number; code: string | null; detail: string; description: string }> {
+      const res = await fetch(as4Url(), { method: 'POST', headers: { 'content-type': m.contentType }, body: new Uint8Array(m.body) });
+      const text = await res.text();
+      const signal = readSignal(parseStrictXml(text));
+      const error = signal.kind === 'error' ? signal.errors[0]! : undefined;
+      return { status: res.status, code: error?.code ?? null, detail: error?.detail ?? '', description: error?.description ?? '' };
+    }
+
+    it('accepts the well-made message these negatives start from', async () => {
+      expect(await post(messageOf())).toEqual({ status: 200, code: null, detail: '', description: '' });
+    });
+
+    it.each([
+      { what: 'signed with a revoked certificate', build: () => messageOf({ signer: pki.revokedAp }), code: 'EBMS:0101' },
+      { what: 'signed with an expired certificate', build: () => messageOf({ signer: pki.expiredAp }), code: 'EBMS:0101' },
+      { what: 'signed under a foreign CA', build: () => messageOf({ signer: pki.foreignAp }), code: 'EBMS:0101' },
+      { what: 'signed under the production root (test and production never mix)', build: () => messageOf({ signer: pki.productionAp }), code: 'EBMS:0101' },
+      { what: 'eb:From naming another access point than the signer', build: () => messageOf({ fromParty: 'POP000009' }), code: 'EBMS:0101' },
+      { what: 'unsigned', build: () => rewrite(messageOf(), (s) => s.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, '')), code: 'EBMS:0101' },
+      { what: 'unencrypted', build: () => rewrite(messageOf(), (s) => s.replace(/<xenc:EncryptedData[\s\S]*<\/xenc:EncryptedData>/, '')), code: 'EBMS:0102' },
+      { what: 'a SubjectKeyIdentifier instead of the BST', build: () => rewrite(messageOf(), (s) => s.replace(/(<ds:Signature[\s\S]*?<wsse:SecurityTokenReference>)<wsse:Reference [^>]*\/>/, '$1<wsse:KeyIdentifier ValueType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509SubjectKeyIdentifier">AAAA</wsse:KeyIdentifier>')), code: 'EBMS:0103' },
+      { what: 'a wrong algorithm URI', build: () => rewrite(messageOf(), (s) => s.replace('xmldsig-more#rsa-sha256', 'xmldsig#rsa-sha1')), code: 'EBMS:0103' },
+      { what: 'the header changed after signing', build: () => rewrite(messageOf(), (s) => s.replace('>neg<', '>changed<')), code: 'EBMS:0101' },
+      { what: 'the attachment changed after signing', build: () => rewrite(messageOf(), (s) => s, (a) => { const c = Buffer.from(a); c[30] = c[30]! ^ 1; return c; }), code: 'EBMS:0102' },
+      { what: 'encrypted to another certificate', build: () => messageOf({ encryptFor: pki.ap2 }), code: 'EBMS:0102' },
+      { what: 'CompressionType missing', build: () => messageOf({ compressionType: null }), code: 'EBMS:0303' },
+      { what: 'CompressionType wrong', build: () => messageOf({ compressionType: 'application/rar' }), code: 'EBMS:0303' },
+      { what: 'an SBDH Receiver that is not the finalRecipient', build: () => messageOf({ sbd: sbdOf({ receiver: '0088:5790000000011' }) }), code: 'EBMS:0003' },
+      { what: 'an SBDH without COUNTRY_C1', build: () => messageOf({ sbd: sbdOf({ dropCountry: true }) }), code: 'EBMS:0004' },
+    ])('$what → $code', async ({ build, code }) => {
+      expect(await post(build())).toMatchObject({ status: 200, code });
+    });
+
+    it('a participant this platform does not serve → EBMS:0004 with PEPPOL:NOT_SERVICED', async () => {
+      const m = packUserMessage({
+        header: {
+          messageId: `neg-ns-${randomInt(1e9)}@test`, timestamp: new Date().toISOString(), conversationId: 'neg', fromParty: 'POP000002', toParty: 'POP000001',
+          process: { scheme: BILLING_PROCESS.scheme, value: BILLING_PROCESS.value }, documentType: { scheme: DOCUMENT_SCHEME, value: INVOICE },
+          originalSender: { scheme: PARTICIPANT_SCHEME, value: '0088:5790000000011' }, finalRecipient: { scheme: PARTICIPANT_SCHEME, value: '0088:5799999999999' },
+        },
+        sbd: sbdOf({ receiver: '0088:5799999999999' }), key: { certificate: pki.ap2.certificate, privateKey: pki.ap2.privateKey }, receiverCertificate: pki.ap1.certificate,
+      });
+      expect(await post(m)).toMatchObject({ code: 'EBMS:0004', detail: 'PEPPOL:NOT_SERVICED' });
+    });
+  });
+});
+
+it('100 sends in parallel all arrive, with bounded memory', async () => {
+  const sender = await testSender('as4-many');
+  const heapBefore = process.memoryUsage().heapUsed;
+  const docs = await Promise.all(Array.from({ length: 100 }, (_, i) => sendInvoice(sender, '0088:5790000000011', `AS4-MANY-${i}`)));
+  const settledDocs = await Promise.all(docs.map((d) => settled(sender.apiKey, d.id, 90_000)));
+  expect(settledDocs.every((d) => d.deliveryStatus === 'delivered')).toBe(true);
+  const ids = new Set(docs.map((d) => `${d.id}@einv`));
+  expect(b.host.inboxed.filter((d) => ids.has(d.messageId))).toHaveLength(100);
+  expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(400 * 1024 * 1024);
+}, 120_000);
