@@ -384,8 +384,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Circuit-breaker state of upstream dependencies and a database check; 503 `degraded` when a circuit is open or the database is down
-         * @description Circuit-breaker state of upstream dependencies and a database check; 503 `degraded` when a circuit is open or the database is down
+         * Circuit-breaker state of upstream dependencies, a database check and the connectors' own health; 503 `degraded` when a circuit is open, the database is down or a connector cannot work (an access point key that does not load)
+         * @description Circuit-breaker state of upstream dependencies, a database check and the connectors' own health; 503 `degraded` when a circuit is open, the database is down or a connector cannot work (an access point key that does not load)
          */
         get: operations["health.readiness"];
         put?: never;
@@ -3815,7 +3815,7 @@ export interface operations {
                         services: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status?: "ok" | "failed" | "unknown";
+                                status?: "ok" | "warning" | "failed" | "unknown";
                                 responseMs?: number | null;
                                 lastCheck?: string | null;
                                 error?: string | null;
@@ -3872,7 +3872,7 @@ export interface operations {
                         services: {
                             [key: string]: {
                                 /** @enum {string} */
-                                status?: "ok" | "failed" | "unknown";
+                                status?: "ok" | "warning" | "failed" | "unknown";
                                 responseMs?: number | null;
                                 lastCheck?: string | null;
                                 error?: string | null;
@@ -4000,6 +4000,13 @@ export interface operations {
                             responseMs?: number | null;
                             error?: string;
                         };
+                        connectors?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "ok" | "warning" | "failed";
+                                message: string;
+                            };
+                        };
                     };
                 };
             };
@@ -4039,7 +4046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `degraded`: a circuit is open or the database is down */
+            /** @description `degraded`: a circuit is open, the database is down or a connector failed its health check */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4060,6 +4067,13 @@ export interface operations {
                             status?: string;
                             responseMs?: number | null;
                             error?: string;
+                        };
+                        connectors?: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "ok" | "warning" | "failed";
+                                message: string;
+                            };
                         };
                     };
                 };
