@@ -11,12 +11,15 @@
 import { createHash } from 'node:crypto';
 import type { ConnectorHost, InboundRequest, InboundResponse } from '../sdk/index.ts';
 import { apiTypeOfDocumentId } from '../../mappings/identifiers/peppol-network.ts';
-import { readSbd, sameParticipant, SbdhError } from '../../mappings/peppol/sbdh.ts';
+import { sameParticipant } from '../../mappings/peppol/sbdh.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
-import { As4Error, PEPPOL } from '../peppol-kit/as4/ebms.ts';
+import { As4Error, isEbmsCode, PEPPOL } from '../peppol-kit/as4/ebms.ts';
 import { unpackUserMessage, type UnpackedMessage } from '../peppol-kit/as4/exchange.ts';
 import { errorXml, receiptXml } from '../peppol-kit/as4/messages.ts';
 import { accessPointOf, type AccessPoint } from './access-point.ts';
+import type { Outcome, ReceivedDocument } from './documents.ts';
+
+const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
 const SOAP = { 'content-type': 'application/soap+xml;charset=UTF-8' };
 
@@ -51,21 +54,17 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
   const identity = ap.identity!;
   let message: UnpackedMessage | undefined;
   try {
-    message = unpackUserMessage(req.headers['content-type'] ?? '', req.body, identity, { maxPayloadBytes: Number(host.config.maxPayloadBytes ?? 100 * 1024 * 1024) });
+    message = unpackUserMessage(req.headers['content-type'] ?? '', req.body, identity);
     const { header } = message;
     if (header.toParty !== identity.seatId) throw new As4Error('EBMS:0010', `the message is for access point ${header.toParty}, we are ${identity.seatId}`);
     const now = host.clock.now();
     const signer = await checkApCertificate(message.signer, { trust: ap.trust, now, expectedSeatId: header.fromParty, ...(ap.revocation ? { revocation: ap.revocation } : {}) });
     if (!signer.ok) throw new As4Error('EBMS:0101', `the signing certificate is refused (${signer.problem}): ${signer.message}`);
 
-    let sbd;
-    try {
-      sbd = readSbd(message.sbd);
-    } catch (err) {
-      if (err instanceof SbdhError) throw new As4Error('EBMS:0004', `the SBDH is invalid (${err.code}): ${err.message}`);
-      throw new As4Error('EBMS:0004', `the SBDH cannot be read: ${(err as Error).message}`);
-    }
-    const h = sbd.header;
+    const compressed = message.compressedSbd;
+    const opened = await host.workers.run<Outcome<ReceivedDocument>>(DOCUMENTS, 'readPeppolPayload', [compressed, Number(host.config.maxPayloadBytes ?? 100 * 1024 * 1024)], compressed.length * 8);
+    if (!opened.ok) throw new As4Error(isEbmsCode(opened.code) ? opened.code : 'EBMS:0004', opened.message);
+    const h = opened.header;
     // P10: the business envelope and the AS4 header must name the same exchange.
     if (!sameParticipant(h.sender, header.originalSender)) throw new As4Error('EBMS:0003', `SBDH Sender ${h.sender.value} is not the originalSender ${header.originalSender.value}`);
     if (!sameParticipant(h.receiver, header.finalRecipient)) throw new As4Error('EBMS:0003', `SBDH Receiver ${h.receiver.value} is not the finalRecipient ${header.finalRecipient.value}`);
@@ -77,23 +76,12 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     if (!entry || !type || !entry.documentTypes.includes(type)) {
       throw new As4Error('EBMS:0004', `${header.finalRecipient.value} does not receive ${header.documentType.value} here`, PEPPOL.NOT_SERVICED);
     }
-    let number: string | null = null;
-    let sellerName: string | null = null;
-    let normalized: Record<string, unknown> | undefined;
-    try {
-      const { canonical } = host.translators.ublToCanonical(sbd.document);
-      number = canonical.number ?? null;
-      sellerName = canonical.seller.name ?? null;
-      normalized = canonical as unknown as Record<string, unknown>;
-    } catch {
-      // Stored as it came: the platform's validation of received documents says what is wrong with it.
-    }
-    const bytes = Buffer.from(sbd.document);
+    const bytes = Buffer.from(opened.document);
     const { duplicate } = await host.inbound.accept({
-      messageId: header.messageId, livemode: ap.livemode, type, number,
-      sender: { peppolId: h.sender.value, name: sellerName },
+      messageId: header.messageId, livemode: ap.livemode, type, number: opened.number,
+      sender: { peppolId: h.sender.value, name: opened.sellerName },
       recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
-      payload: { content: bytes.toString('base64'), contentType: 'application/xml', xml: sbd.document, syntax: 'ubl-2.1', ...(normalized ? { normalized } : {}) },
+      payload: { content: bytes.toString('base64'), contentType: 'application/xml', xml: opened.document, syntax: 'ubl-2.1', ...(opened.normalized ? { normalized: opened.normalized } : {}) },
     });
     // Stored (or stored before, for a repeat): only now the receipt, with the digests the sender signed.
     const receipt = receiptXml({ refToMessageId: header.messageId, references: message.references, key: identity, now: host.clock.now() });

@@ -9,25 +9,17 @@
 import { X509Certificate } from 'node:crypto';
 import { ConnectorError, type ConnectorHost, type OutboundMessage, type SendResult } from '../sdk/index.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
-import { buildSbd, sbdhFor, SbdhError } from '../../mappings/peppol/sbdh.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { as4EndpointOf } from '../peppol-kit/recipients.ts';
 import { As4Error, EBMS_ERRORS, isEbmsCode } from '../peppol-kit/as4/ebms.ts';
 import { checkAnswer, packUserMessage } from '../peppol-kit/as4/exchange.ts';
 import { accessPointOf } from './access-point.ts';
+import type { EnvelopeInput, Outcome } from './documents.ts';
 
 /** The AS4 MessageId of a document: the same on every re-send, so the receiver can tell a repeat. */
 export const messageIdOf = (documentId: string): string => `${documentId}@einv`;
 
-/** C1's country for the SBDH: the seller's, else the configured default. */
-function countryC1Of(message: OutboundMessage, host: ConnectorHost): string {
-  const normalized = message.payload.normalized as { seller?: { address?: { country?: string } } } | undefined;
-  let country = normalized?.seller?.address?.country;
-  if (!country && message.payload.xml) {
-    try { country = host.translators.ublToCanonical(message.payload.xml).canonical.seller.address?.country; } catch { /* the SBDH check below names what is missing */ }
-  }
-  return (country || String(host.config.countryC1 ?? '')).toUpperCase();
-}
+const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
 export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
   const ap = accessPointOf(host);
@@ -60,16 +52,14 @@ export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost)
   const blocked = ap.breakers.blockedFor(endpoint.url, now.getTime());
   if (blocked > 0) throw ConnectorError.transient('DESTINATION_UNAVAILABLE', `${endpoint.url} failed repeatedly; next try in ${Math.ceil(blocked / 1000)} s`);
 
-  let sbd: string;
-  try {
-    sbd = buildSbd(sbdhFor({
-      documentXml: xml, sender: message.sender.peppolId, receiver: recipient, documentTypeId, processId: BILLING_PROCESS.value,
-      countryC1: countryC1Of(message, host), now, instanceIdentifier: message.documentId,
-    }), xml);
-  } catch (err) {
-    if (err instanceof SbdhError) throw ConnectorError.permanent('SBDH_ERROR', err.message);
-    throw err;
-  }
+  const seller = (message.payload.normalized as { seller?: { address?: { country?: string } } } | undefined)?.seller;
+  const envelope: EnvelopeInput = {
+    documentXml: xml, sender: message.sender.peppolId, receiver: recipient, documentTypeId, processId: BILLING_PROCESS.value,
+    ...(seller?.address?.country ? { countryC1: seller.address.country } : {}), countryC1Fallback: String(host.config.countryC1 ?? ''),
+    instanceIdentifier: message.documentId, now: now.toISOString(),
+  };
+  const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [envelope], xml.length);
+  if (!wrapped.ok) throw ConnectorError.permanent(wrapped.code, wrapped.message);
   const packed = packUserMessage({
     header: {
       messageId: messageIdOf(message.documentId), timestamp: now.toISOString(), conversationId: message.documentId,
@@ -79,7 +69,7 @@ export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost)
       originalSender: { scheme: PARTICIPANT_SCHEME, value: message.sender.peppolId },
       finalRecipient: { scheme: PARTICIPANT_SCHEME, value: recipient },
     },
-    sbd: Buffer.from(sbd), key: ap.identity, receiverCertificate,
+    compressedSbd: Buffer.from(wrapped.compressedSbd.buffer, wrapped.compressedSbd.byteOffset, wrapped.compressedSbd.byteLength), key: ap.identity, receiverCertificate,
   });
 
   let status: number;

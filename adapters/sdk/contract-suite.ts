@@ -87,6 +87,13 @@ export function memoryHost(directory: DirectoryEntry[], options: { now?: () => D
         return { cancel: () => { timers.delete(once); } };
       },
     },
+    workers: {
+      // In memory, everything runs inline: the module is the connector's own.
+      async run(moduleUrl, fn, args) {
+        const mod = await import(moduleUrl) as Record<string, (...a: unknown[]) => unknown>;
+        return await mod[fn]!(...args) as never;
+      },
+    },
     inbound: {
       async accept(doc): Promise<AcceptResult> {
         acceptCalls.push(doc);

@@ -374,6 +374,14 @@ export interface ConnectorHost {
     /** Runs `task` once after `delayMs`. */
     after(delayMs: number, task: () => Promise<void>): Timer;
   };
+  /**
+   * API 2.3: runs `fn`, a pure function exported by one of the connector's own modules
+   * (`new URL('./x.ts', import.meta.url).href`), off the event loop in the platform's document
+   * workers — inline when `sizeBytes` is small. Arguments and the result cross as structured clones
+   * (a Buffer comes back as a Uint8Array); return failures as values, since only a message survives
+   * a throw. For parsing, compressing or translating large documents.
+   */
+  workers: { run<T>(moduleUrl: string, fn: string, args: unknown[], sizeBytes: number): Promise<T> };
   inbound: {
     /**
      * Durably stores a document for a local participant and resolves once it is committed:

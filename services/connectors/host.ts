@@ -14,6 +14,7 @@ import { connectorEnvName, type ConnectorSettings } from '../shared/connector-se
 import { receiveInbound } from '../documents/documents.contract.ts';
 import { lookupParticipant } from '../directory/directory.contract.ts';
 import { createHttpClient } from './http-client.ts';
+import { acquireWorkerPool, releaseWorkerPool } from '../shared/worker-pool.ts';
 
 type LoggerInstance = ReturnType<ServiceBroker['getLogger']>;
 type Value = string | number | boolean;
@@ -86,6 +87,8 @@ export function createConnectorHost(broker: ServiceBroker, manifest: ConnectorMa
   const { config, secrets } = resolveConnectorConfig(manifest, settings);
   const log = redactingLogger(broker.getLogger(`connector.${manifest.id}`), secrets);
   const http = createHttpClient();
+  // The process's document workers: a connector parses and compresses large documents there, off the event loop.
+  const workers = acquireWorkerPool();
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
   let closed = false;
@@ -135,6 +138,7 @@ export function createConnectorHost(broker: ServiceBroker, manifest: ConnectorMa
         return { cancel() { clearTimeout(handle); timers.delete(handle); } };
       },
     },
+    workers: { run: (moduleUrl, fn, args, sizeBytes) => workers.run(moduleUrl, fn, args, sizeBytes) },
     inbound: {
       accept: (doc) => call(broker, receiveInbound, { ...doc, connectorId: manifest.id }),
     },
@@ -148,6 +152,7 @@ export function createConnectorHost(broker: ServiceBroker, manifest: ConnectorMa
       timers.clear();
       await Promise.allSettled([...running]);
       await http.close();
+      await releaseWorkerPool(workers);
     },
   };
 }

@@ -9,7 +9,7 @@ import { randomUUID, type X509Certificate } from 'node:crypto';
 import { children, parseStrictXml, text, XmlSyntaxError, type DomDocument, type DomElement } from '../dom.ts';
 import { ALG, As4Error, NS } from './ebms.ts';
 import { buildMultipartRelated, parseMultipartRelated, type MimeLimits } from './mime.ts';
-import { decryptPayload, encryptPayload, gunzipPayload, gzipPayload, unwrapKey, wrapKey } from './payload.ts';
+import { decryptPayload, encryptPayload, gzipPayload, unwrapKey, wrapKey } from './payload.ts';
 import { envelopeXml, nonRepudiationMatches, readSignal, readUserMessage, securityXml, userMessageXml, type UserMessageHeader } from './messages.ts';
 import { binarySecurityTokenXml, escapeAttr, securityHeader, signEnvelope, SIGNATURE_SLOT, tokenCertificate, verifySignature, type SignedReference, type SigningKey } from './wss.ts';
 
@@ -28,11 +28,12 @@ export interface PackedMessage {
  * with AES-128-GCM under a fresh key wrapped for the receiver's certificate, MIME. The wsse layout
  * is phase4's: receiver BST → EncryptedKey → EncryptedData → sender BST → Signature.
  */
-export function packUserMessage(input: { header: Omit<UserMessageHeader, 'part'> & { part?: Partial<UserMessageHeader['part']> }; sbd: Buffer; key: SigningKey; receiverCertificate: X509Certificate }): PackedMessage {
+export function packUserMessage(input: { header: Omit<UserMessageHeader, 'part'> & { part?: Partial<UserMessageHeader['part']> }; key: SigningKey; receiverCertificate: X509Certificate } & ({ sbd: Buffer } | { compressedSbd: Buffer })): PackedMessage {
   const contentId = input.header.part?.contentId ?? `einv-att-${randomUUID()}@cid`;
   // The part's properties may be given (a test's malicious sender does); the payload is gzip regardless.
   const header: UserMessageHeader = { ...input.header, part: { contentId, mimeType: 'application/xml', compressionType: GZIP, ...input.header.part } };
-  const compressed = gzipPayload(input.sbd);
+  // A large SBD is compressed beforehand, off the event loop (gzipPayload in a worker).
+  const compressed = 'compressedSbd' in input ? input.compressedSbd : gzipPayload(input.sbd);
   const { key, cipherBytes } = encryptPayload(compressed);
   const ids = { messaging: `_m-${randomUUID()}`, body: `_b-${randomUUID()}`, receiverToken: `_r-${randomUUID()}`, senderToken: `_x-${randomUUID()}`, encryptedKey: `EK-${randomUUID()}`, encryptedData: `ED-${randomUUID()}` };
   const encryptedKey = `<xenc:EncryptedKey xmlns:xenc="${NS.XENC}" Id="${ids.encryptedKey}">`
@@ -54,17 +55,13 @@ export function packUserMessage(input: { header: Omit<UserMessageHeader, 'part'>
 
 export interface UnpackedMessage {
   header: UserMessageHeader;
-  /** The Standard Business Document, decrypted and decompressed. */
-  sbd: Buffer;
+  /** The Standard Business Document, decrypted, still compressed: gunzipPayload it (in a worker when large). */
+  compressedSbd: Buffer;
   signer: X509Certificate;
   /** The references the sender signed: our receipt repeats them. */
   references: SignedReference[];
 }
 
-export interface UnpackLimits extends MimeLimits {
-  /** The largest SBD a payload may decompress to. */
-  maxPayloadBytes: number;
-}
 
 /** Reads the envelope text of a MIME root part: XML 1.0 in UTF-8, well formed, no DTD. */
 function envelopeOf(bytes: Buffer): DomDocument {
@@ -77,10 +74,11 @@ function envelopeOf(bytes: Buffer): DomDocument {
 
 /**
  * Unpacks a received UserMessage for us (`key` is our AP key): MIME, the profile's header rules,
- * decryption of the payload (it must be encrypted, for our certificate), the signature over
- * Messaging, Body and the payload (it must be signed), then gunzip under a cap.
+ * decryption of the payload (it must be encrypted, for our certificate) and the signature over
+ * Messaging, Body and the payload (it must be signed). The payload stays compressed (gzip is the
+ * only CompressionType accepted): its decompression, under a cap, is the caller's.
  */
-export function unpackUserMessage(contentType: string, body: Buffer, key: SigningKey, limits: Partial<UnpackLimits> = {}): UnpackedMessage {
+export function unpackUserMessage(contentType: string, body: Buffer, key: SigningKey, limits: Partial<MimeLimits> = {}): UnpackedMessage {
   const { root, attachments } = parseMultipartRelated(contentType, body, limits);
   const doc = envelopeOf(root.body);
   // A compression we cannot undo is refused before anything else is read (phase4 does the same).
@@ -101,8 +99,7 @@ export function unpackUserMessage(contentType: string, body: Buffer, key: Signin
     throw new As4Error('EBMS:0101', 'the signature must cover eb:Messaging, the SOAP body and the payload');
   }
   if (header.part.compressionType !== GZIP) throw new As4Error('EBMS:0303', `CompressionType must be ${GZIP} (got ${header.part.compressionType ?? 'none'})`);
-  const sbd = gunzipPayload(compressed, limits.maxPayloadBytes ?? 100 * 1024 * 1024);
-  return { header, sbd, signer: check.signer, references: check.references };
+  return { header, compressedSbd: compressed, signer: check.signer, references: check.references };
 }
 
 /** Finds the EncryptedData for the attachment and its EncryptedKey, checks the algorithms, decrypts. */

@@ -20,7 +20,7 @@ import { canonicalise, verifySignature } from '../../../adapters/peppol-kit/as4/
 import { readUserMessage, receiptXml, errorXml, type UserMessageHeader } from '../../../adapters/peppol-kit/as4/messages.ts';
 import { checkAnswer, packUserMessage, unpackUserMessage } from '../../../adapters/peppol-kit/as4/exchange.ts';
 import { parseMultipartRelated, buildMultipartRelated } from '../../../adapters/peppol-kit/as4/mime.ts';
-import { gzipPayload } from '../../../adapters/peppol-kit/as4/payload.ts';
+import { gzipPayload, gunzipPayload } from '../../../adapters/peppol-kit/as4/payload.ts';
 import { selfSignedCertificate } from '../../support/certificates.ts';
 import { corpusAvailable, CORPUS_MISSING, corpusPath } from '../../support/corpus.ts';
 import { splitDump } from '../../support/as4-dumps.ts';
@@ -213,7 +213,7 @@ describe('our UserMessage', () => {
 
   it('unpacks at the receiver, whose signed receipt the sender accepts (xmlsec1 verifies it too)', () => {
     const received = unpackUserMessage(packed.contentType, packed.body, b);
-    expect(received.sbd.equals(SBD)).toBe(true);
+    expect(gunzipPayload(received.compressedSbd, 1 << 20).equals(SBD)).toBe(true);
     expect(received.signer.fingerprint256).toBe(a.certificate.fingerprint256);
     expect(received.header.messageId).toBe(packed.messageId);
     const receipt = receiptXml({ refToMessageId: received.header.messageId, references: received.references, key: b, now: new Date() });
