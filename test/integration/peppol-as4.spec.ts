@@ -45,6 +45,9 @@ process.env.EINV_DELIVERY_RETRY_MS = '100';
 process.env.EINV_RATE_LIMITS = 'free=100000,pro=100000';
 
 const dir = mkdtempSync(join(tmpdir(), 'einv-as4-'));
+const aCert = join(dir, 'a-cert.pem');
+const apTrustFile = join(dir, 'ap-trust.pem');
+const smpTrustFile = join(dir, 'smp-trust.pem');
 const ENV_KEYS: string[] = [];
 const setEnv = (values: Record<string, string>) => { for (const [k, v] of Object.entries(values)) { process.env[k] = v; ENV_KEYS.push(k); } };
 
@@ -128,13 +131,10 @@ beforeAll(async () => {
   pki = createPeppolTestPki(revocation.url);
   revocation.serve(pki);
   sml = await startSmlDns();
-  const aCert = join(dir, 'a-cert.pem');
   writeFileSync(aCert, pki.ap1.certificatePem);
-  const apTrustFile = join(dir, 'ap-trust.pem');
   writeFileSync(apTrustFile, [pki.root, pki.apCa].map((e) => e.certificatePem).join('\n'));
   // The platform's SMP publishes A's certificate for its companies; set before its keys are made.
   setEnv({ EINV_AP_CERTIFICATE_FILE: aCert });
-  const smpTrustFile = join(dir, 'smp-trust.pem');
   writeFileSync(smpTrustFile, smpKeys().certificatePem);
   const port = await freePort();
   setEnv({
@@ -201,6 +201,8 @@ describe('A sends to B', () => {
     const doc = await settled(sender.apiKey, (await sendInvoice(sender, '0088:5790000000028', 'AS4-NS-1')).id);
     expect(doc).toMatchObject({ status: 'rejected', errorCode: 'EBMS:0004' });
     expect(doc.errorMessage).toContain('PEPPOL:NOT_SERVICED');
+    // B recorded the refusal with its reason, the message and the sending access point.
+    expect(b.host.logged.find((l) => l.includes('inbound message refused') && l.includes(`${doc.id}@einv`))).toMatch(/"code":"EBMS:0004".*"sender":"POP000001"/);
   }, 60_000);
 
   it('a header the receiving access point refuses: SBDH_ERROR', async () => {
@@ -327,6 +329,18 @@ describe('B sends to A', () => {
       { what: 'an SBDH without COUNTRY_C1', build: () => messageOf({ sbd: sbdOf({ dropCountry: true }) }), code: 'EBMS:0004' },
     ])('$what → $code', async ({ build, code }) => {
       expect(await post(build())).toMatchObject({ status: 200, code });
+    });
+
+    it('more messages at once from one access point than senderConcurrency: the extra one waits (503, Retry-After)', async () => {
+      const directory = [{ organizationId: 'org_y', companyId: company.id, peppolId: company.peppolId, name: 'Y', country: 'DE', documentTypes: ['invoice'] }];
+      const host = memoryHost(directory, { config: { ...connectorOptions(smpTrustFile, apTrustFile), requireHttps: false, certificateFile: aCert, senderConcurrency: 1 }, secrets: { privateKey: pki.ap1.privateKeyPem } });
+      (host as { http: MemoryHost['http'] }).http = b.http;
+      const request = (m: { contentType: string; body: Buffer }) => ({ method: 'POST', path: '/as4', headers: { 'content-type': m.contentType }, query: {}, body: m.body });
+      const [first, second] = await Promise.all([peppolAs4.routes[0]!.handle(request(messageOf()), host), peppolAs4.routes[0]!.handle(request(messageOf()), host)]);
+      expect(first.status).toBe(200);
+      expect(String(first.body)).toContain('NonRepudiationInformation');
+      expect(second).toMatchObject({ status: 503, headers: { 'retry-after': '5' } });
+      expect(host.inboxed).toHaveLength(1);
     });
 
     it('a participant this platform does not serve → EBMS:0004 with PEPPOL:NOT_SERVICED', async () => {
