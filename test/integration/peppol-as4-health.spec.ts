@@ -3,18 +3,10 @@
  * (503, the connector named with the reason) without stopping the platform, and the certificate's
  * expiry shows in /health/contracts — ok far from it, a warning within the configured days.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestApp, api, type TestApp } from '../support/app.ts';
-import { createPeppolTestPki } from '../support/peppol-pki.ts';
+import { accessPointFiles } from '../support/peppol-pki.ts';
 
-const pki = createPeppolTestPki('http://127.0.0.1:9');
-const dir = mkdtempSync(join(tmpdir(), 'as4-health-'));
-const certificateFile = join(dir, 'ap.pem');
-writeFileSync(certificateFile, pki.ap1.certificatePem);
-const smpTrust = join(dir, 'smp.pem');
-writeFileSync(smpTrust, pki.smpCa.certificatePem);
+const { pki, certificateFile, smpTrustFile: smpTrust } = accessPointFiles('as4-health-');
 
 const BASE = {
   EINV_CONNECTORS: 'sandbox-network,peppol-as4',

@@ -11,6 +11,9 @@
  *   const pki = createPeppolTestPki(server.url);
  *   server.serve(pki);
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { X509Certificate, createHash, generateKeyPairSync, randomBytes, sign, type KeyObject, type webcrypto } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import forge from 'node-forge';
@@ -322,4 +325,18 @@ export async function loopbackFetch(url: string, request?: { body: Buffer; conte
     ? { method: 'POST', body: new Uint8Array(request.body), headers: { 'content-type': request.contentType }, signal: AbortSignal.timeout(5000) }
     : { signal: AbortSignal.timeout(5000) });
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/**
+ * An access point of the test PKI as a peppol-as4 connector reads it from files: AP POP000001's
+ * certificate and the SMP CA (its discovery trust), in a fresh temporary folder; no network.
+ */
+export function accessPointFiles(prefix: string): { pki: PeppolTestPki; dir: string; certificateFile: string; smpTrustFile: string } {
+  const pki = createPeppolTestPki('http://127.0.0.1:9');
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const certificateFile = join(dir, 'ap.pem');
+  writeFileSync(certificateFile, pki.ap1.certificatePem);
+  const smpTrustFile = join(dir, 'smp.pem');
+  writeFileSync(smpTrustFile, pki.smpCa.certificatePem);
+  return { pki, dir, certificateFile, smpTrustFile };
 }

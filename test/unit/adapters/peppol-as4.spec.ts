@@ -4,21 +4,14 @@
  * PKI (a check in the other mode is not its to answer), a send without a key being transient, and
  * the per-destination circuit breaker.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryHost } from '../../../adapters/sdk/contract-suite.ts';
 import { ConnectorError } from '../../../adapters/sdk/index.ts';
 import peppolAs4 from '../../../adapters/peppol-as4/peppol-as4.connector.ts';
 import { DestinationBreakers } from '../../../adapters/peppol-as4/access-point.ts';
-import { createPeppolTestPki } from '../../support/peppol-pki.ts';
+import { accessPointFiles } from '../../support/peppol-pki.ts';
 
-const pki = createPeppolTestPki('http://127.0.0.1:9');
-const dir = mkdtempSync(join(tmpdir(), 'as4-unit-'));
-const certificateFile = join(dir, 'ap.pem');
-writeFileSync(certificateFile, pki.ap1.certificatePem);
-const smpTrust = join(dir, 'smp.pem');
-writeFileSync(smpTrust, pki.smpCa.certificatePem);
+const { pki, dir, certificateFile, smpTrustFile: smpTrust } = accessPointFiles('as4-unit-');
 
 const hostWith = (config: Record<string, string | number | boolean>, secrets: Record<string, string> = { privateKey: pki.ap1.privateKeyPem }, now?: Date) =>
   memoryHost([], { config: { trustFile: smpTrust, smlZone: 'sml.test.local', pki: 'test', revocation: 'off', ...config }, secrets, ...(now ? { now: () => now } : {}) });
