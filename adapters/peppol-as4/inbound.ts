@@ -77,16 +77,27 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
       throw new As4Error('EBMS:0004', `${header.finalRecipient.value} does not receive ${header.documentType.value} here`, PEPPOL.NOT_SERVICED);
     }
     const bytes = Buffer.from(opened.document);
+    // The receipt is made before the hand-off so its evidence is stored with the document; it goes back only once stored.
+    const receipt = receiptXml({ refToMessageId: header.messageId, references: message.references, key: identity, now: host.clock.now() });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
     const { duplicate } = await host.inbound.accept({
       messageId: header.messageId, livemode: ap.livemode, type, number: opened.number,
       sender: { peppolId: h.sender.value, name: opened.sellerName },
       recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
       payload: { content: bytes.toString('base64'), contentType: 'application/xml', xml: opened.document, syntax: 'ubl-2.1', ...(opened.normalized ? { normalized: opened.normalized } : {}) },
+      evidence: {
+        messageId: header.messageId, instanceIdentifier: h.instanceIdentifier, exchangedAt: host.clock.now().toISOString(), payloadSha256: sha256,
+        counterpartAccessPoint: header.fromParty, counterpartCertificate: message.signer.raw.toString('base64'),
+        receipt: Buffer.from(receipt.xml).toString('base64'), receiptMessageId: receipt.messageId,
+        details: {
+          documentTypeId: header.documentType.value, processId: header.process.value, countryC1: h.countryC1,
+          ...(h.mlsTo ? { mlsTo: h.mlsTo.value } : {}), ...(h.mlsType ? { mlsType: h.mlsType } : {}),
+        },
+      },
     });
     // Stored (or stored before, for a repeat): only now the receipt, with the digests the sender signed.
-    const receipt = receiptXml({ refToMessageId: header.messageId, references: message.references, key: identity, now: host.clock.now() });
     host.log.info(`peppol-as4: received ${header.messageId}${duplicate ? ' (again: receipt repeated)' : ''}`, {
-      from: header.fromParty, instance: h.instanceIdentifier, receipt: receipt.messageId, sha256: createHash('sha256').update(bytes).digest('hex'),
+      from: header.fromParty, instance: h.instanceIdentifier, receipt: receipt.messageId, sha256,
     });
     return { status: 200, headers: SOAP, body: receipt.xml };
   } catch (err) {

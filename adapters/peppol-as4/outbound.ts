@@ -6,7 +6,7 @@
  * a receipt that does not verify) is transient, and the platform re-sends the same document, so the
  * same MessageId, later. A destination that keeps failing is left alone for a while.
  */
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { ConnectorError, type ConnectorHost, type OutboundMessage, type SendResult } from '../sdk/index.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
@@ -84,14 +84,17 @@ export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost)
     ap.breakers.failed(endpoint.url, Date.now());
     throw err;
   }
-  const outcome = await judge(answer, status, packed, receiverCertificate, host);
+  const exchange = { endpointUrl: endpoint.url, receiverSeat: receiver.seatId!, receiverCertificate: endpoint.certificate, documentTypeId, instanceIdentifier: message.documentId, xml };
+  const outcome = await judge(answer, status, packed, exchange, receiverCertificate, host);
   if (outcome.outcome === 'transient') ap.breakers.failed(endpoint.url, Date.now());
   else ap.breakers.succeeded(endpoint.url);
   return outcome;
 }
 
+interface ExchangeFacts { endpointUrl: string; receiverSeat: string; receiverCertificate: string; documentTypeId: string; instanceIdentifier: string; xml: string }
+
 /** What the receiver's answer means for the document. */
-async function judge(answer: string, status: number, sent: { messageId: string; references: Parameters<typeof checkAnswer>[1]['references'] }, receiverCertificate: X509Certificate, host: ConnectorHost): Promise<SendResult> {
+async function judge(answer: string, status: number, sent: { messageId: string; references: Parameters<typeof checkAnswer>[1]['references'] }, exchange: ExchangeFacts, receiverCertificate: X509Certificate, host: ConnectorHost): Promise<SendResult> {
   const soap = answer.trimStart().startsWith('<');
   if (!soap) {
     if (status >= 500 || status === 429) return { outcome: 'transient', errorCode: `HTTP_${status}`, errorMessage: `the access point answered HTTP ${status}` };
@@ -124,5 +127,14 @@ async function judge(answer: string, status: number, sent: { messageId: string; 
     host.log.warn(`peppol-as4: the receipt for ${sent.messageId} is signed by ${signer.seatId}'s certificate, not the one its SMP publishes`);
   }
   host.log.info(`peppol-as4: ${sent.messageId} delivered`, { receipt: verdict.receiptMessageId, receiver: signer.seatId });
-  return { outcome: 'delivered', messageId: sent.messageId };
+  return {
+    outcome: 'delivered', messageId: sent.messageId,
+    evidence: {
+      messageId: sent.messageId, instanceIdentifier: exchange.instanceIdentifier, exchangedAt: host.clock.now().toISOString(),
+      payloadSha256: createHash('sha256').update(exchange.xml).digest('hex'),
+      counterpartAccessPoint: exchange.receiverSeat, counterpartCertificate: exchange.receiverCertificate, endpointUrl: exchange.endpointUrl,
+      receipt: Buffer.from(verdict.receiptXml).toString('base64'), receiptMessageId: verdict.receiptMessageId,
+      details: { documentTypeId: exchange.documentTypeId, processId: BILLING_PROCESS.value },
+    },
+  };
 }

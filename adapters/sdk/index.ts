@@ -154,9 +154,34 @@ export interface NetworkError {
   message: string;
 }
 
+/**
+ * What proves a network exchange (API 2.3), kept with the document: the platform stores it as
+ * given and later messages (a Peppol MLS, an Invoice Response, the monthly reporting) refer to it.
+ * Values are strings; binary evidence (a signed receipt) goes base64.
+ */
+export interface ExchangeEvidence {
+  /** The network's id of the message (AS4 eb:MessageId). */
+  messageId: string;
+  /** The business envelope's id (SBDH InstanceIdentifier). */
+  instanceIdentifier?: string;
+  /** When the exchange completed (ISO 8601). */
+  exchangedAt: string;
+  /** SHA-256 (hex) of the business document as it travelled. */
+  payloadSha256?: string;
+  /** The other access point: its seat id, certificate (base64 DER) and, outbound, its endpoint URL. */
+  counterpartAccessPoint?: string;
+  counterpartCertificate?: string;
+  endpointUrl?: string;
+  /** The signed receipt (base64 of the XML as received or sent), and its own message id. */
+  receipt?: string;
+  receiptMessageId?: string;
+  /** Network-specific facts (document type and process ids, the C1 country, …). */
+  details?: Record<string, string>;
+}
+
 export type SendResult =
   /** The recipient's access point confirmed final delivery (`localDocumentId`: the recipient's copy when it is on this platform). */
-  | { outcome: 'delivered'; messageId: string; localDocumentId?: string }
+  | { outcome: 'delivered'; messageId: string; localDocumentId?: string; evidence?: ExchangeEvidence }
   /** Handed over; final delivery is confirmed later through `status`. */
   | { outcome: 'accepted'; messageId: string; checkAfterMs: number }
   /** Permanent failure (`document.failed` with this code and message). */
@@ -257,6 +282,8 @@ export interface InboundDocument {
   sender: { peppolId: string | null; name: string | null; organizationId?: string; companyId?: string };
   recipient: { peppolId: string | null; organizationId: string; companyId: string; name: string | null };
   payload: Payload;
+  /** What proves the exchange (API 2.3): the sender's message id, the receipt we answer with … */
+  evidence?: ExchangeEvidence;
 }
 
 export interface AcceptResult {

@@ -12,6 +12,7 @@ import { completeJobs, releaseJobs, rescheduleJob, type ClaimedJob } from '../sh
 import { call } from '../shared/call.ts';
 import { companyClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
+import { storable } from '../shared/pg-text.ts';
 import { adapterContracts } from '../connectors/adapters.contract.ts';
 import { connectorSettings } from '../shared/connector-settings.ts';
 import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
@@ -169,6 +170,8 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
         doc.deliveryStatus = 'delivered';
         // The network's id of the exchange: what a later status message (Peppol MLS) refers to.
         if ('messageId' in outcome) doc.connectorMessageId = outcome.messageId;
+        // As the connector gave it, minus what PostgreSQL would refuse (a NUL from the other side).
+        if ('evidence' in outcome && outcome.evidence) doc.evidence = storable(outcome.evidence);
         doc.deliveredAt = now;
         doc.nextAttemptAt = null;
         const local = 'localDocumentId' in outcome ? outcome.localDocumentId : undefined;

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { ExchangeEvidence } from '../../adapters/sdk/index.ts';
 
 export const DIRECTIONS = ['outgoing', 'incoming'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -78,6 +79,8 @@ export const Document = defineEntity({
     /** Connector chosen by the router; null for raw deposits. */
     connectorId: p.string().nullable(),
     connectorMessageId: p.string().nullable(),
+    /** What proves the network exchange (AS4 message id, signed receipt, SBDH instance id, payload hash), as the connector gave it. */
+    evidence: p.json<ExchangeEvidence>().nullable(),
     deliveryAttempts: p.integer().default(0),
     nextAttemptAt: p.datetime().nullable(),
     errorCode: p.string().nullable(),

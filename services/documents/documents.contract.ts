@@ -309,5 +309,5 @@ export const documentAction = defineAction<ActionParams, DocumentView>(SERVICE, 
  * answers; the same (connectorId, messageId) again answers the first document with duplicate: true.
  */
 export const receiveInbound = defineAction<InboundDocument & { connectorId: string }, AcceptResult>(SERVICE, 'receiveInbound', {
-  params: { messageId: { type: 'string', min: 1, max: 500 }, livemode: 'boolean', type: 'string', sender: 'object', recipient: 'object', payload: 'object', connectorId: 'string' },
+  params: { messageId: { type: 'string', min: 1, max: 500 }, livemode: 'boolean', type: 'string', sender: 'object', recipient: 'object', payload: 'object', evidence: { type: 'object', optional: true }, connectorId: 'string' },
 });

@@ -296,6 +296,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
         deliveryStatus: routed ? 'pending' : 'stored',
         connectorId: resolved?.connectorId ?? null,
         connectorMessageId: null,
+        evidence: null,
         deliveryAttempts: 0,
         nextAttemptAt: routed ? now : null,
         errorCode: null,

@@ -16,7 +16,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomInt } from 'node:crypto';
+import { randomInt, X509Certificate } from 'node:crypto';
+import pg from 'pg';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
@@ -28,7 +29,7 @@ import { smpKeys } from '../../services/smp/smp-keys.ts';
 import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
 import { createHttpClient, type HttpClient } from '../../services/connectors/http-client.ts';
 import { memoryHost, type MemoryHost } from '../../adapters/sdk/contract-suite.ts';
-import type { OutboundMessage } from '../../adapters/sdk/index.ts';
+import type { ExchangeEvidence, OutboundMessage } from '../../adapters/sdk/index.ts';
 import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
@@ -37,6 +38,7 @@ import { errorXml } from '../../adapters/peppol-kit/as4/messages.ts';
 import { parseMultipartRelated, buildMultipartRelated } from '../../adapters/peppol-kit/as4/mime.ts';
 import { readSignal } from '../../adapters/peppol-kit/as4/messages.ts';
 import { parseStrictXml } from '../../adapters/peppol-kit/dom.ts';
+import { verifySignature } from '../../adapters/peppol-kit/as4/wss.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
@@ -161,6 +163,17 @@ afterAll(async () => {
   for (const k of [...ENV_KEYS, 'EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS']) delete process.env[k];
 });
 
+/** The evidence this platform keeps with a document (internal: read from its table). */
+async function evidenceOf(documentId: string): Promise<ExchangeEvidence & { receipt: string; counterpartCertificate: string }> {
+  const client = new pg.Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query('select evidence from documents where id = $1', [documentId])).rows[0].evidence;
+  } finally {
+    await client.end();
+  }
+}
+
 interface DocumentView { id: string; status: string; deliveryStatus: string; errorCode: string | null; errorMessage: string | null }
 
 /** A company of A sending with a test key: this access point is on the (loopback) Peppol test network. */
@@ -194,6 +207,15 @@ describe('A sends to B', () => {
     expect(received.every((d) => d.payload.xml?.includes('AS4-'))).toBe(true);
     const events = await api<{ data: Array<{ type: string; data: { documentId: string } }> }>(t.baseUrl, 'GET', '/v1/events?limit=50', { key: sender.apiKey });
     expect(events.body.data.filter((e) => e.type === 'document.delivered').map((e) => e.data.documentId)).toEqual(expect.arrayContaining([invoice.id, credit.id]));
+
+    // The evidence kept on both sides: A holds B's signed receipt (it verifies, signed by POP000002), B the exchange's facts.
+    const evidence = await evidenceOf(invoice.id);
+    expect(evidence).toMatchObject({
+      messageId: `${invoice.id}@einv`, instanceIdentifier: invoice.id, counterpartAccessPoint: 'POP000002', endpointUrl: `${b.url}/as4`,
+      payloadSha256: expect.stringMatching(/^[0-9a-f]{64}$/), receiptMessageId: expect.any(String), details: { documentTypeId: BILLING_DOCUMENT_TYPES.invoice, processId: BILLING_PROCESS.value },
+    });
+    expect(verifySignature(parseStrictXml(Buffer.from(evidence.receipt, 'base64').toString('utf8'))).signer.subject).toContain('CN=POP000002');
+    expect(received.find((d) => d.type === 'invoice')!.evidence).toMatchObject({ messageId: `${invoice.id}@einv`, instanceIdentifier: invoice.id, counterpartAccessPoint: 'POP000001', details: { countryC1: 'BE' } });
   }, 60_000);
 
   it('a participant B does not serve: EBMS:0004 (PEPPOL:NOT_SERVICED), a permanent failure', async () => {
@@ -259,12 +281,17 @@ describe('B sends to A', () => {
   it('the platform stores it for its company (document.received) and B gets a verified receipt; the same message again is one document', async () => {
     const xml = await ublInvoice('B2A-1');
     const message = messageFromB(xml, `b2a_${randomInt(1e9)}`);
-    expect(await peppolAs4.send!(message, b.host)).toEqual({ outcome: 'delivered', messageId: `${message.documentId}@einv` });
-    expect(await peppolAs4.send!({ ...message, attempt: 2 }, b.host)).toEqual({ outcome: 'delivered', messageId: `${message.documentId}@einv` });
+    expect(await peppolAs4.send!(message, b.host)).toMatchObject({ outcome: 'delivered', messageId: `${message.documentId}@einv`, evidence: { counterpartAccessPoint: 'POP000001' } });
+    expect(await peppolAs4.send!({ ...message, attempt: 2 }, b.host)).toMatchObject({ outcome: 'delivered', messageId: `${message.documentId}@einv` });
     const inbox = await api<{ data: Array<{ id: string; number: string; direction: string; senderPeppolId?: string }> }>(t.baseUrl, 'GET', '/v1/documents?direction=incoming', { key: owner });
     expect(inbox.body.data.filter((d) => d.number === 'B2A-1')).toHaveLength(1);
     const events = await api<{ data: Array<{ type: string }> }>(t.baseUrl, 'GET', '/v1/events?limit=20', { key: owner });
     expect(events.body.data.map((e) => e.type)).toContain('document.received');
+    const stored = inbox.body.data.find((d) => d.number === 'B2A-1')!;
+    const evidence = await evidenceOf(stored.id);
+    expect(evidence).toMatchObject({ messageId: `${message.documentId}@einv`, instanceIdentifier: message.documentId, counterpartAccessPoint: 'POP000002', details: { countryC1: 'BE' } });
+    expect(new X509Certificate(Buffer.from(evidence.counterpartCertificate, 'base64')).subject).toContain('CN=POP000002');
+    expect(verifySignature(parseStrictXml(Buffer.from(evidence.receipt, 'base64').toString('utf8'))).signer.subject).toContain('CN=POP000001');
   }, 60_000);
 
   describe("A's inbound endpoint refuses (test plan §10 level 3)", () => {
