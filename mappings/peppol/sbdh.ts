@@ -353,8 +353,10 @@ function payloadOf(el: Element, code: SbdhErrorCode): Payload {
  */
 function standalone(el: Element): string {
   const local = new Set(el.namespaces(true).map((ns) => ns.prefix() ?? ''));
-  // libxmljs2's get() answers undefined, not the null of its typings, when nothing matches.
-  const usesEnvelopeNamespace = Boolean(el.get(`(descendant-or-self::* | descendant-or-self::*/@*)[namespace-uri() = '${SBDH_NS}']`));
+  // libxmljs2's get() answers undefined, not the null of its typings, when nothing matches. No
+  // union: libxml2 merges the two sides of `a | b` with a duplicate check quadratic in the nodes
+  // (22 s on a 10 MB invoice); the one predicate below is linear.
+  const usesEnvelopeNamespace = Boolean(el.get(`descendant-or-self::*[namespace-uri() = '${SBDH_NS}' or @*[namespace-uri() = '${SBDH_NS}']]`));
   for (const ns of el.namespaces()) {
     const prefix = ns.prefix() ?? '';
     if (local.has(prefix) || prefix === 'xml' || (ns.href() === SBDH_NS && !usesEnvelopeNamespace)) continue;

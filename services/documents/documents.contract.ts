@@ -217,6 +217,80 @@ export const xmlRepresentation = representation('xml', 'The structured XML (UBL 
 export const jsonRepresentation = representation('json', 'The normalised JSON (canonical EN 16931 model, or the structured body of a non-billing document)', 'application/json');
 export const pdfRepresentation = representation('pdf', 'The PDF of a hybrid (Factur-X / ZUGFeRD) document', 'application/pdf');
 
+/** What proves a document's network exchange, as GET /v1/documents/:id/evidence shows it. */
+export interface EvidenceView {
+  documentId: string;
+  direction: 'incoming' | 'outgoing';
+  /** The connector that carried it (`peppol-as4` …), null for a stored-only document. */
+  network: string | null;
+  deliveryStatus: string;
+  /** SHA-256 (hex) of the original artefact as stored (the legal record). */
+  originalSha256: string | null;
+  /** The exchange's evidence as the network gave it; null before (or without) a network exchange. */
+  exchange: {
+    messageId: string;
+    instanceIdentifier: string | null;
+    exchangedAt: string;
+    payloadSha256: string | null;
+    counterpartAccessPoint: string | null;
+    /** Base64 DER of the other access point's certificate. */
+    counterpartCertificate: string | null;
+    endpointUrl: string | null;
+    /** The signed receipt, as XML. */
+    receipt: string | null;
+    receiptMessageId: string | null;
+    details: Record<string, string>;
+  } | null;
+}
+
+const nullableString = { type: ['string', 'null'] };
+const evidenceSchema = {
+  type: 'object',
+  required: ['documentId', 'direction', 'network', 'deliveryStatus', 'originalSha256', 'exchange'],
+  properties: {
+    documentId: { type: 'string' },
+    direction: { type: 'string', enum: ['incoming', 'outgoing'] },
+    network: nullableString,
+    deliveryStatus: { type: 'string' },
+    originalSha256: nullableString,
+    exchange: {
+      type: ['object', 'null'],
+      required: ['messageId', 'instanceIdentifier', 'exchangedAt', 'payloadSha256', 'counterpartAccessPoint', 'counterpartCertificate', 'endpointUrl', 'receipt', 'receiptMessageId', 'details'],
+      properties: {
+        messageId: { type: 'string', description: 'The network\'s id of the message (AS4 eb:MessageId)' },
+        instanceIdentifier: { ...nullableString, description: 'SBDH InstanceIdentifier' },
+        exchangedAt: { type: 'string', format: 'date-time' },
+        payloadSha256: { ...nullableString, description: 'SHA-256 (hex) of the business document as it travelled' },
+        counterpartAccessPoint: { ...nullableString, description: 'The other access point\'s seat id (certificate CN)' },
+        counterpartCertificate: { ...nullableString, description: 'Base64 DER of the other access point\'s certificate' },
+        endpointUrl: nullableString,
+        receipt: { ...nullableString, description: 'The signed AS4 receipt (XML): received for a sent document, sent for a received one' },
+        receiptMessageId: nullableString,
+        details: { type: 'object', additionalProperties: { type: 'string' }, description: 'Document type and process ids, COUNTRY_C1, MLS_TO / MLS_TYPE' },
+      },
+    },
+  },
+};
+
+export const getEvidence = defineAction<{ id: string }, EvidenceView>(SERVICE, 'getEvidence', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'GET', path: '/v1/documents/:id/evidence', access: 'documents.read', tag: 'Documents',
+    summary: 'What proves the exchange: network message id, SBDH instance id, payload hash, the other access point and its certificate, the endpoint, the signed receipt',
+    response: evidenceSchema,
+  },
+});
+
+export const getEvidenceBundle = defineAction<{ id: string }, string>(SERVICE, 'getEvidenceBundle', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'GET', path: '/v1/documents/:id/evidence/bundle', access: 'documents.read', tag: 'Documents',
+    summary: 'The evidence as one signed bundle: a compact JWS (ES256, `typ` evidence+jws) of {statement, issuedAt, evidence}, verifiable with /.well-known/jwks.json',
+    responseMediaType: 'application/jose',
+    response: { type: 'string', description: 'Compact JWS' },
+  },
+});
+
 export interface SearchParams {
   query?: string;
   filters?: Record<string, unknown>;

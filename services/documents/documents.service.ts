@@ -17,6 +17,7 @@ import { findDocument } from './access.ts';
 import { documentView } from './document-views.ts';
 import { sendOne, sendBatch } from './send.ts';
 import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from './delivery.ts';
+import { evidence, evidenceBundle } from './evidence.ts';
 import { receiveInbound } from './inbox.ts';
 import { listDocuments, runSearch } from './reads.ts';
 import * as representations from './representations.ts';
@@ -57,6 +58,8 @@ const DocumentsService: ServiceSchema = {
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
     pdfRepresentation: implement(contract.pdfRepresentation, representations.pdf),
+    getEvidence: implement(contract.getEvidence, evidence),
+    getEvidenceBundle: implement(contract.getEvidenceBundle, evidenceBundle),
     getLifecycle: implement(contract.getLifecycle, async (ctx) => lifecycleView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
     postLifecycle: implement(contract.postLifecycle, async function (this: DocsThis, ctx) { return postLifecycle.call(this, ctx); }),
     documentAction: implement(contract.documentAction, async function (this: DocsThis, ctx) { return documentAction.call(this, ctx); }),

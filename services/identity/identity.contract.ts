@@ -99,6 +99,16 @@ export const jwks = defineAction<Record<string, never>, Jwks>(SERVICE, 'jwks', {
   },
 });
 
+export interface SignedStatement {
+  /** Compact JWS (ES256) of the statement, verifiable with /.well-known/jwks.json while its key is published. */
+  jws: string;
+  kid: string;
+}
+/** Internal (broker, no HTTP route): this platform signs a statement of its own (an evidence bundle) with the built-in issuer's key. */
+export const signStatement = defineAction<{ payload: Record<string, unknown>; type: string }, SignedStatement>(SERVICE, 'signStatement', {
+  params: { payload: 'object', type: { type: 'string', pattern: /^[a-z0-9.+-]{1,64}$/ } },
+});
+
 export interface RotateResult {
   kid: string;
   /** Keys that stay published until their `retireAt`. */

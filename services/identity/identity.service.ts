@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceSchema } from 'moleculer';
-import { SignJWT } from 'jose';
+import { CompactSign, SignJWT } from 'jose';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { DomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
@@ -122,6 +122,15 @@ const IdentityService: ServiceSchema = {
     jwks: action(contract.jwks, async (ctx) => {
       (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'public, max-age=300' };
       return { keys: (await publishedKeys(emOf(ctx), systemClock.now())) as Array<Record<string, unknown>> };
+    }),
+
+    signStatement: action(contract.signStatement, async function (this: IdentityThis, ctx) {
+      // The private key never leaves this service: callers get the signed bytes.
+      const key = await signingKey(emOf(ctx), systemClock.now(), this.keyPolicy);
+      const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(ctx.params.payload)))
+        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ctx.params.type })
+        .sign(await privateKeyOf(key, this.keyPolicy.secret));
+      return { jws, kid: key.kid };
     }),
 
     rotateSigningKey: action(contract.rotateSigningKey, async function (this: IdentityThis, ctx) {

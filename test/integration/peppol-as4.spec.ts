@@ -17,7 +17,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomInt, X509Certificate } from 'node:crypto';
-import pg from 'pg';
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
@@ -29,7 +29,8 @@ import { smpKeys } from '../../services/smp/smp-keys.ts';
 import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
 import { createHttpClient, type HttpClient } from '../../services/connectors/http-client.ts';
 import { memoryHost, type MemoryHost } from '../../adapters/sdk/contract-suite.ts';
-import type { ExchangeEvidence, OutboundMessage } from '../../adapters/sdk/index.ts';
+import type { OutboundMessage } from '../../adapters/sdk/index.ts';
+import type { EvidenceView } from '../../services/documents/documents.contract.ts';
 import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
@@ -163,15 +164,18 @@ afterAll(async () => {
   for (const k of [...ENV_KEYS, 'EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS']) delete process.env[k];
 });
 
-/** The evidence this platform keeps with a document (internal: read from its table). */
-async function evidenceOf(documentId: string): Promise<ExchangeEvidence & { receipt: string; counterpartCertificate: string }> {
-  const client = new pg.Client({ connectionString: t.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query('select evidence from documents where id = $1', [documentId])).rows[0].evidence;
-  } finally {
-    await client.end();
-  }
+/** GET /v1/documents/:id/evidence, and its signed bundle verified with the platform's published keys. */
+async function evidenceOf(key: string, documentId: string): Promise<EvidenceView['exchange'] & object> {
+  const view = await api<EvidenceView>(t.baseUrl, 'GET', `/v1/documents/${documentId}/evidence`, { key });
+  expect(view.status).toBe(200);
+  const bundle = await fetch(`${t.baseUrl}/v1/documents/${documentId}/evidence/bundle`, { headers: { authorization: `Bearer ${key}` } });
+  expect(bundle.headers.get('content-type')).toMatch(/^application\/jose/);
+  const jwks = createLocalJWKSet((await api<JSONWebKeySet>(t.baseUrl, 'GET', '/.well-known/jwks.json')).body);
+  const { payload, protectedHeader } = await compactVerify(await bundle.text(), jwks);
+  expect(protectedHeader.typ).toBe('evidence+jws');
+  expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({ statement: 'document-exchange-evidence', evidence: view.body });
+  expect(view.body.exchange).not.toBeNull();
+  return view.body.exchange!;
 }
 
 interface DocumentView { id: string; status: string; deliveryStatus: string; errorCode: string | null; errorMessage: string | null }
@@ -209,12 +213,12 @@ describe('A sends to B', () => {
     expect(events.body.data.filter((e) => e.type === 'document.delivered').map((e) => e.data.documentId)).toEqual(expect.arrayContaining([invoice.id, credit.id]));
 
     // The evidence kept on both sides: A holds B's signed receipt (it verifies, signed by POP000002), B the exchange's facts.
-    const evidence = await evidenceOf(invoice.id);
+    const evidence = await evidenceOf(sender.apiKey, invoice.id);
     expect(evidence).toMatchObject({
       messageId: `${invoice.id}@einv`, instanceIdentifier: invoice.id, counterpartAccessPoint: 'POP000002', endpointUrl: `${b.url}/as4`,
       payloadSha256: expect.stringMatching(/^[0-9a-f]{64}$/), receiptMessageId: expect.any(String), details: { documentTypeId: BILLING_DOCUMENT_TYPES.invoice, processId: BILLING_PROCESS.value },
     });
-    expect(verifySignature(parseStrictXml(Buffer.from(evidence.receipt, 'base64').toString('utf8'))).signer.subject).toContain('CN=POP000002');
+    expect(verifySignature(parseStrictXml(evidence.receipt!)).signer.subject).toContain('CN=POP000002');
     expect(received.find((d) => d.type === 'invoice')!.evidence).toMatchObject({ messageId: `${invoice.id}@einv`, instanceIdentifier: invoice.id, counterpartAccessPoint: 'POP000001', details: { countryC1: 'BE' } });
   }, 60_000);
 
@@ -288,10 +292,10 @@ describe('B sends to A', () => {
     const events = await api<{ data: Array<{ type: string }> }>(t.baseUrl, 'GET', '/v1/events?limit=20', { key: owner });
     expect(events.body.data.map((e) => e.type)).toContain('document.received');
     const stored = inbox.body.data.find((d) => d.number === 'B2A-1')!;
-    const evidence = await evidenceOf(stored.id);
+    const evidence = await evidenceOf(owner, stored.id);
     expect(evidence).toMatchObject({ messageId: `${message.documentId}@einv`, instanceIdentifier: message.documentId, counterpartAccessPoint: 'POP000002', details: { countryC1: 'BE' } });
-    expect(new X509Certificate(Buffer.from(evidence.counterpartCertificate, 'base64')).subject).toContain('CN=POP000002');
-    expect(verifySignature(parseStrictXml(Buffer.from(evidence.receipt, 'base64').toString('utf8'))).signer.subject).toContain('CN=POP000001');
+    expect(new X509Certificate(Buffer.from(evidence.counterpartCertificate!, 'base64')).subject).toContain('CN=POP000002');
+    expect(verifySignature(parseStrictXml(evidence.receipt!)).signer.subject).toContain('CN=POP000001');
   }, 60_000);
 
   describe("A's inbound endpoint refuses (test plan §10 level 3)", () => {
