@@ -12,7 +12,7 @@
  * event-loop delay of each phase. Only `{ outcome: 'delivered' }` counts; anything else is an error.
  * Both access points share this process (and its event loop), so a figure is the cost of both ends.
  *
- *   node bench/as4.bench.ts [tenMbSequential=3] [tenMbConcurrent=4]
+ *   node bench/as4.bench.ts [tenMbSequential=2] [tenMbConcurrent=2]
  *
  * The 10 MB counts are small because one 10 MB exchange takes ~20 s today, nearly all of it in
  * the receiver's readSbd (mappings/peppol/sbdh.ts `standalone`: an XPath union over every node of
@@ -40,7 +40,7 @@ import { percentile, writeResults } from './support/bench-app.ts';
 
 const SIZES = [
   { name: '100 KB', bytes: 100 * 1024, latencyRuns: 30, throughputCount: 200, concurrency: 8 },
-  { name: '10 MB', bytes: 10 * 1024 * 1024, latencyRuns: Number(process.argv[2] ?? 3), throughputCount: Number(process.argv[3] ?? 4), concurrency: 2 },
+  { name: '10 MB', bytes: 10 * 1024 * 1024, latencyRuns: Number(process.argv[2] ?? 2), throughputCount: Number(process.argv[3] ?? 2), concurrency: 2 },
 ];
 const WARM_UP = 3;
 const A_PARTICIPANT = '0088:5790000000097';
@@ -202,7 +202,8 @@ async function phase(payload: Payload, count: number, concurrency: number): Prom
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
   const stored = hostB.inboxed.length;
-  if (stored !== latencies.length) errors.set(`${payload.name}: B stored ${stored} of ${latencies.length} delivered`, 1);
+  // More stored than delivered: A gave up (timeout) while B was still working; the platform would re-send them.
+  if (stored !== latencies.length) errors.set(`${payload.name}: B stored ${stored} documents, A counted ${latencies.length} delivered`, 1);
   clearB();
   latencies.sort((x, y) => x - y);
   return { sent: count, delivered: latencies.length, failed, seconds, latencies, peakRssMb: peakRss / 1048576, heapAfterMb: process.memoryUsage().heapUsed / 1048576, loopDelayMaxMs: loop.max / 1e6 };
