@@ -16,7 +16,9 @@
  *
  * The 10 MB counts are small because one 10 MB exchange takes ~20 s today, nearly all of it in
  * the receiver's readSbd (mappings/peppol/sbdh.ts `standalone`: an XPath union over every node of
- * the payload, quadratic in libxml2), which also blocks the event loop for as long.
+ * the payload, quadratic in libxml2), which also blocks the event loop for as long; on a busy
+ * machine that passes the connector's 60 s sendTimeoutMs and the send fails (HTTP_TIMEOUT) though
+ * B stored the document. Raise the counts once that is fixed.
  *
  * Writes bench/results/as4.json.
  */
