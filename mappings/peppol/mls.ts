@@ -291,7 +291,8 @@ export function readMls(xml: string | Buffer): Mls {
     return invalid('xml', `The root element must be {${APPLICATION_RESPONSE_NS}}ApplicationResponse`, 'root-element');
   }
   const customization = textOf(first(root, cbc('CustomizationID'))) ?? '';
-  if (!customization.startsWith(MLS_PROFILE_ID)) {
+  // urn:peppol:edec:mls:1.0 (and later 1.x); anything else is another ApplicationResponse (Invoice Response …)
+  if (!customization.startsWith(`${MLS_PROFILE_ID}:`)) {
     invalid('CustomizationID', `CustomizationID "${customization}" is not an MLS one (${MLS_CUSTOMIZATION_ID})`, 'SCH-MLS-01');
   }
   const required = (el: Element | undefined, field: string, rule: string): string => {
