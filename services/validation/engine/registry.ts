@@ -51,8 +51,9 @@ export class PackRegistry {
     return this.files.filter((f) => !syntax || f.syntax === syntax);
   }
 
+  /** Whether a pack (`id`, or one release `id@version`) is compiled for a syntax. */
   has(pack: string, syntax: Syntax): boolean {
-    return this.files.some((f) => f.pack === pack && f.syntax === syntax);
+    return this.files.some((f) => f.syntax === syntax && (f.pack === pack || `${f.pack}@${f.version}` === pack));
   }
 
   /** Packs selected by their pack.json `select` for this document. */
