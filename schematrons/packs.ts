@@ -22,6 +22,21 @@ export interface PackSelector {
   customizationIdContains?: string[];
   /** runs when the destination country (ISO 3166-1 alpha-2) is one of these */
   countries?: string[];
+  /**
+   * Issue-date bounds (ISO dates, YYYY-MM-DD) for the releases of one pack: the pack applies to documents
+   * issued on or after `issuedFrom` and before `issuedBefore` (UBL cbc:IssueDate, CII
+   * ram:IssueDateTime/udt:DateTimeString format 102). A document without a readable issue date gets
+   * the newest release: the one without `issuedBefore`. A restriction, never a reason to run on its own.
+   */
+  issuedFrom?: string;
+  issuedBefore?: string;
+}
+
+/** Whether a pack's issue-date bounds admit a document issued on `issueDate` (ISO date; undefined: unreadable). */
+export function issueDateMatches(s: PackSelector, issueDate: string | undefined): boolean {
+  if (!s.issuedFrom && !s.issuedBefore) return true;
+  if (!issueDate) return !s.issuedBefore;
+  return (!s.issuedFrom || issueDate >= s.issuedFrom) && (!s.issuedBefore || issueDate < s.issuedBefore);
 }
 
 export interface PackManifest {

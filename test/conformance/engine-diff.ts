@@ -11,7 +11,7 @@ import libxml from 'libxmljs2';
 import type { Element } from 'libxmljs2';
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { validate, InvalidXmlInputError, type ValidationFinding } from '../../services/validation/engine/index.ts';
+import { validate, getRegistry, InvalidXmlInputError, type ValidationFinding } from '../../services/validation/engine/index.ts';
 import { loadVefaCases, CONFIGURATIONS } from './vefa-runner.ts';
 import { XMUTE_SOURCES } from './xmute-runner.ts';
 import { CORPUS_DIR } from '../support/corpus.ts';
@@ -73,8 +73,14 @@ export function diffCases(groups = ['vefa', 'examples', 'xmute', 'mutants']): Di
   }
   const allPacks = (name: string, xml: string): DiffCase => ({ group: '', name, xml });
   if (groups.includes('examples')) {
+    // A pack with several releases (peppol-bis 3.0.19, 3.0.20 …) runs the one of the document's issue
+    // date; each example also runs every release of those packs on its own, so every shipped release is diffed.
+    const releases = [...new Set(getRegistry().available().map((f) => `${f.pack}@${f.version}`))]
+      .filter((r) => getRegistry().available().filter((f) => `${f.pack}@${f.version}` !== r && f.pack === r.split('@')[0]).length > 0);
     for (const d of EXAMPLE_DIRS) for (const f of xmlFilesUnder(join(CORPUS_DIR, d))) {
-      cases.push({ ...allPacks(relative(CORPUS_DIR, f), readFileSync(f, 'utf8')), group: 'examples' });
+      const xml = readFileSync(f, 'utf8');
+      cases.push({ ...allPacks(relative(CORPUS_DIR, f), xml), group: 'examples' });
+      for (const r of releases) cases.push({ group: 'examples', name: `${relative(CORPUS_DIR, f)} (${r})`, xml, packs: [r] });
     }
   }
   if (groups.includes('xmute')) {

@@ -8,7 +8,7 @@
  * Pure module: no Moleculer, no database. Throws InvalidXmlInputError (code INVALID_REQUEST) for
  * input that is not acceptable XML (not well-formed, DOCTYPE/entities, unsupported root).
  */
-import { parseInput, customizationIdOf, profileOf } from './xml-input.ts';
+import { parseInput, customizationIdOf, issueDateOf, profileOf } from './xml-input.ts';
 import { validateXsd, preloadSchemas } from './xsd.ts';
 import { PackRegistry } from './registry.ts';
 import { parseForSaxon, runPack } from './run-pack.ts';
@@ -50,11 +50,13 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
   const packs: string[] = [];
   if (syntax) {
     const reg = getRegistry();
+    // Releases of a pack (Peppol BIS 3.0.19, 3.0.20 …) are chosen by the document's issue date.
+    const issueDate = issueDateOf(input);
     let selected = options.packs
-      ? reg.byIds(options.packs, syntax)
-      : reg.select({ syntax, customizationId, ...(options.country ? { country: options.country } : {}) });
+      ? reg.byIds(options.packs, syntax, issueDate)
+      : reg.select({ syntax, customizationId, ...(options.country ? { country: options.country } : {}), ...(issueDate ? { issueDate } : {}) });
     if (options.networkPacks?.length && !options.packs) {
-      const extra = reg.byIds(options.networkPacks, syntax).filter((f) => !selected.includes(f));
+      const extra = reg.byIds(options.networkPacks, syntax, issueDate).filter((f) => !selected.includes(f));
       selected = [...selected, ...extra].sort((a, b) => a.order - b.order);
     }
     if (selected.length > 0) {

@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { rt } from './compiled/runtime.ts';
 import type { CompiledPackModule } from './compiled/run.ts';
-import { CACHE_DIR, MANIFEST_PATH, type CacheManifest, type CompiledPackFile, type Syntax } from '../../../schematrons/packs.ts';
+import { CACHE_DIR, MANIFEST_PATH, issueDateMatches, type CacheManifest, type CompiledPackFile, type Syntax } from '../../../schematrons/packs.ts';
 
 export interface SelectionContext {
   syntax: Syntax;
   customizationId: string;
   country?: string;
+  /** the document's issue date as an ISO date (YYYY-MM-DD); absent when missing or unreadable (newest release) */
+  issueDate?: string;
 }
 
 export interface LoadedPack extends CompiledPackFile {
@@ -49,8 +51,9 @@ export class PackRegistry {
     return this.files.filter((f) => !syntax || f.syntax === syntax);
   }
 
+  /** Whether a pack (`id`, or one release `id@version`) is compiled for a syntax. */
   has(pack: string, syntax: Syntax): boolean {
-    return this.files.some((f) => f.pack === pack && f.syntax === syntax);
+    return this.files.some((f) => f.syntax === syntax && (f.pack === pack || `${f.pack}@${f.version}` === pack));
   }
 
   /** Packs selected by their pack.json `select` for this document. */
@@ -58,6 +61,7 @@ export class PackRegistry {
     return this.files.filter((f) => {
       if (f.syntax !== ctx.syntax) return false;
       const s = f.select;
+      if (!issueDateMatches(s, ctx.issueDate)) return false;
       if (s.always) return true;
       let any = false;
       if (s.customizationIdContains) {
@@ -72,8 +76,13 @@ export class PackRegistry {
     });
   }
 
-  byIds(ids: string[], syntax: Syntax): CompiledPackFile[] {
-    return this.files.filter((f) => f.syntax === syntax && ids.includes(f.pack));
+  /**
+   * Packs forced by id: `id@version` names one release; a bare `id` takes the release whose issue-date
+   * bounds admit `issueDate` (the newest without a readable date), as `select` would.
+   */
+  byIds(ids: string[], syntax: Syntax, issueDate?: string): CompiledPackFile[] {
+    return this.files.filter((f) => f.syntax === syntax && (ids.includes(`${f.pack}@${f.version}`)
+      || (ids.includes(f.pack) && issueDateMatches(f.select, issueDate))));
   }
 
   /** The loaded (parsed) SEF of a pack file: read from disk once per process. */

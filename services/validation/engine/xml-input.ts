@@ -19,6 +19,7 @@ export const NS = {
   cbc: 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
   cac: 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
   cii: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
+  udt: 'urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100',
   ram: 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100',
   cdar: 'urn:un:unece:uncefact:data:standard:CrossDomainAcknowledgementAndResponse:100',
   fatturapa: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2',
@@ -121,6 +122,41 @@ export function customizationIdOf(p: ParsedInput): string {
     )?.text().trim() ?? '';
   }
   return '';
+}
+
+/** A real calendar date written YYYY-MM-DD (an optional xs:date time zone after it is ignored). */
+function isoDate(y: string, m: string, d: string): string | undefined {
+  const yy = Number(y), mm = Number(m), dd = Number(d);
+  if (mm < 1 || mm > 12 || dd < 1) return undefined;
+  const days = new Date(Date.UTC(yy, mm, 0)).getUTCDate();
+  return dd <= days ? `${y}-${m}-${d}` : undefined;
+}
+
+/**
+ * The document's issue date (BT-2) as an ISO date, used to pick the rule release in force: UBL
+ * cbc:IssueDate (xs:date), CII rsm:ExchangedDocument/ram:IssueDateTime/udt:DateTimeString (format 102,
+ * CCYYMMDD). Undefined when missing, repeated or unreadable.
+ */
+export function issueDateOf(p: ParsedInput): string | undefined {
+  const root = p.doc.root()!;
+  if (p.syntax === 'ubl-invoice' || p.syntax === 'ubl-creditnote') {
+    const els = root.find<import('libxmljs2').Element>('cbc:IssueDate', { cbc: NS.cbc });
+    if (els.length !== 1) return undefined;
+    const m = /^(\d{4})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?$/.exec(els[0]!.text().trim());
+    return m ? isoDate(m[1]!, m[2]!, m[3]!) : undefined;
+  }
+  if (p.syntax === 'cii') {
+    const els = root.find<import('libxmljs2').Element>(
+      'rsm:ExchangedDocument/ram:IssueDateTime/udt:DateTimeString',
+      { rsm: NS.cii, ram: NS.ram, udt: NS.udt },
+    );
+    if (els.length !== 1) return undefined;
+    const format = els[0]!.attr('format')?.value();
+    if (format !== undefined && format.trim() !== '102') return undefined;
+    const m = /^(\d{4})(\d{2})(\d{2})$/.exec(els[0]!.text().trim());
+    return m ? isoDate(m[1]!, m[2]!, m[3]!) : undefined;
+  }
+  return undefined;
 }
 
 /** A coarse profile name from the specification identifier. */

@@ -73,7 +73,7 @@ function runAll(select: Selector = peppolRules, subs = ['ubl-inv', 'ubl-cn', 'ci
           const xml = doc.toString(false);
           // Peppol's DE rules apply only when seller and buyer are both in Germany.
           if (onlyGerman && (xml.match(/<cac:Country>\s*<cbc:IdentificationCode>DE<\/cbc:IdentificationCode>/g) ?? []).length < 2) continue;
-          const fired = new Set(validate(xml, { packs: ['peppol-bis'], skipXsd: true }).findings.map((x) => x.rule));
+          const fired = new Set(validate(xml, { packs: ['peppol-bis@3.0.19'], skipXsd: true }).findings.map((x) => x.rule));
           const name = `${sub}/${f} ${a.id ?? index}${val === null ? '' : ` [${val}]`}`;
           for (const r of valid) out.push({ name, rule: r, problem: fired.has(r) ? 'fired' : null });
           for (const r of invalid) out.push({ name, rule: r, problem: fired.has(r) ? null : 'not fired' });

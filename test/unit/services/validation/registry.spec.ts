@@ -39,4 +39,26 @@ describe('pack registry selection', () => {
     expect(ids(reg.byIds(['peppol-bis'], 'ubl'))).toEqual(['peppol-bis']);
     expect(reg.has('br-fr', 'ubl')).toBe(false);
   });
+
+  it('chooses a pack release by the issue date (issuedFrom inclusive, issuedBefore exclusive; no date: the newest)', () => {
+    const dated = new PackRegistry({
+      compilerVersion: 'x',
+      files: [
+        { ...file('peppol-bis', 'ubl', { customizationIdContains: ['billing:3.0'], issuedBefore: '2026-02-23' }, 20), version: 'a' },
+        { ...file('peppol-bis', 'ubl', { customizationIdContains: ['billing:3.0'], issuedFrom: '2026-02-23', issuedBefore: '2026-08-24' }, 20), version: 'b' },
+        { ...file('peppol-bis', 'ubl', { customizationIdContains: ['billing:3.0'], issuedFrom: '2026-08-24' }, 20), version: 'c' },
+        file('en16931', 'ubl', { always: true }, 10),
+      ],
+    });
+    const v = (issueDate?: string): string[] => dated.select({ syntax: 'ubl', customizationId: PEPPOL, ...(issueDate ? { issueDate } : {}) }).map((f) => `${f.pack}@${f.version}`);
+    expect(v('2026-02-22')).toEqual(['en16931@1', 'peppol-bis@a']);
+    expect(v('2026-02-23')).toEqual(['en16931@1', 'peppol-bis@b']);
+    expect(v('2026-08-23')).toEqual(['en16931@1', 'peppol-bis@b']);
+    expect(v('2026-08-24')).toEqual(['en16931@1', 'peppol-bis@c']);
+    expect(v()).toEqual(['en16931@1', 'peppol-bis@c']);
+    expect(dated.byIds(['peppol-bis'], 'ubl', '2026-03-01').map((f) => f.version)).toEqual(['b']);
+    expect(dated.byIds(['peppol-bis@a'], 'ubl', '2026-03-01').map((f) => f.version)).toEqual(['a']);
+    expect(dated.has('peppol-bis@b', 'ubl')).toBe(true);
+    expect(dated.has('peppol-bis@z', 'ubl')).toBe(false);
+  });
 });
