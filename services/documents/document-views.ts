@@ -54,6 +54,7 @@ export function documentView(doc: Document, has?: Representations): DocumentView
     archived: doc.archivedAt != null,
     notes: doc.notes ?? [],
     relatedDocumentIds: doc.relatedDocumentIds ?? [],
+    duplicateOf: doc.duplicateOf ?? null,
     metadata: doc.metadata ?? null,
     links: linksOf(doc, has),
     createdAt: iso(doc.createdAt)!,

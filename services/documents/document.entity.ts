@@ -61,7 +61,7 @@ export const Document = defineEntity({
     currency: p.string().length(3).nullable(),
     /** BT-112 total with VAT (or BT-115 when absent): what the amount filters compare. */
     totalAmount: p.decimal('string').precision(18).scale(2).nullable(),
-    /** Who the seller is for duplicate-number detection (VAT, Peppol id or company id). */
+    /** Who the seller is for duplicate-number detection (VAT, Peppol id or company id; incoming: seller VAT, its electronic address or the sender). */
     sellerKey: p.string().nullable(),
     senderPeppolId: p.string().nullable(),
     senderName: p.string().nullable(),
@@ -81,6 +81,10 @@ export const Document = defineEntity({
     connectorMessageId: p.string().nullable(),
     /** What proves the network exchange (AS4 message id, signed receipt, SBDH instance id, payload hash), as the connector gave it. */
     evidence: p.json<ExchangeEvidence>().nullable(),
+    /** Incoming: the SBDH instance id of the business envelope (from the evidence), a duplicate key with the sender. */
+    instanceIdentifier: p.string().nullable(),
+    /** Incoming: the booked copy this one repeats (same business document under another network message); null for a booked document. */
+    duplicateOf: p.string().nullable(),
     deliveryAttempts: p.integer().default(0),
     nextAttemptAt: p.datetime().nullable(),
     errorCode: p.string().nullable(),
@@ -116,6 +120,7 @@ export const Document = defineEntity({
     { name: 'documents_total_amount_index', properties: ['organizationId', 'totalAmount'] },
     { name: 'documents_number_index', properties: ['organizationId', 'number'] },
     { name: 'documents_delivery_due_index', properties: ['nextAttemptAt'], where: { deliveryStatus: 'pending' } },
+    { name: 'documents_duplicate_of_index', properties: ['duplicateOf'], where: { duplicateOf: { $ne: null } } },
   ],
   uniques: [
     // A seller never sends the same invoice number twice (outgoing billing documents only).
@@ -124,6 +129,9 @@ export const Document = defineEntity({
     { name: 'documents_counterpart_unique', properties: ['organizationId', 'counterpartId'], where: { direction: 'incoming' } },
     // A connector hands one network message over once (the inbound hand-off relies on it).
     { name: 'documents_inbound_message_unique', properties: ['connectorId', 'connectorMessageId'], where: { direction: 'incoming' } },
+    // One booked incoming copy of a business document (later copies are stored with duplicateOf; inbox.ts relies on these).
+    { name: 'documents_inbound_instance_unique', properties: ['companyId', 'livemode', 'senderPeppolId', 'instanceIdentifier'], where: { direction: 'incoming', duplicateOf: null, instanceIdentifier: { $ne: null } } },
+    { name: 'documents_inbound_invoice_unique', properties: ['companyId', 'livemode', 'sellerKey', 'type', 'number', 'issueDate'], where: { direction: 'incoming', duplicateOf: null, sellerKey: { $ne: null } } },
   ],
 });
 export type Document = InferEntity<typeof Document>;

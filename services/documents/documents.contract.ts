@@ -14,8 +14,8 @@ import type { TransitionRequest } from './lifecycle.ts';
 const SERVICE = 'documents';
 
 export const DOCUMENT_TYPES = ['invoice', 'credit-note', 'debit-note', 'purchase-order', 'purchase-request', 'sales-order', 'quote', 'goods-receipt', 'event'] as const;
-/** API statuses a document can have: the spec's lifecycle names plus `sent` / `received` before any buyer move and `stored` for raw deposits. */
-export const DOCUMENT_STATUSES = ['draft', 'sent', 'received', 'stored', 'under_review', 'approved', 'partially_paid', 'paid', 'disputed', 'rejected'] as const;
+/** API statuses a document can have: the spec's lifecycle names plus `sent` / `received` before any buyer move, `duplicate` for a repeated incoming copy (see `duplicateOf`) and `stored` for raw deposits. */
+export const DOCUMENT_STATUSES = ['draft', 'sent', 'received', 'duplicate', 'stored', 'under_review', 'approved', 'partially_paid', 'paid', 'disputed', 'rejected'] as const;
 export const SEND_FORMATS = ['json', 'ubl-xml', 'cii-xml', 'auto', 'raw'] as const;
 export const DOCUMENT_ACTIONS = ['link', 'add-note', 'mark-read', 'mark-unread', 'archive', 'unarchive'] as const;
 
@@ -60,6 +60,8 @@ export interface DocumentView {
   archived: boolean;
   notes: Array<{ id: string; text: string; at: string }>;
   relatedDocumentIds: string[];
+  /** Incoming: the booked document this copy repeats (status `duplicate`); null otherwise. */
+  duplicateOf: string | null;
   metadata: Record<string, unknown> | null;
   fileId?: string;
   storedFormat?: string;
@@ -78,7 +80,7 @@ export const documentSchema = {
     documentSubtype: nullable('string'),
     direction: { type: 'string', enum: ['outgoing', 'incoming'] },
     format: { type: 'string', enum: [...SEND_FORMATS] },
-    status: { type: 'string', enum: [...DOCUMENT_STATUSES], description: 'API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits' },
+    status: { type: 'string', enum: [...DOCUMENT_STATUSES], description: 'API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received' },
     lifecycleCode: { ...nullable('string'), description: 'Current French lifecycle code (200–213)' },
     deliveryStatus: { type: 'string', enum: ['pending', 'delivered', 'failed', 'stored', 'received'] },
     companyId: { type: 'string' },
@@ -97,6 +99,7 @@ export const documentSchema = {
     archived: { type: 'boolean' },
     notes: { type: 'array', items: NOTE_SCHEMA },
     relatedDocumentIds: { type: 'array', items: { type: 'string' } },
+    duplicateOf: { ...nullable('string'), description: 'Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise.' },
     metadata: { ...nullable('object'), additionalProperties: true },
     fileId: { type: 'string', description: 'Raw uploads: the stored file' },
     storedFormat: { type: 'string', description: 'Raw uploads: gzip, zip, pdf, xml or raw' },
@@ -169,6 +172,7 @@ export interface ListParams {
   amountMax?: number;
   search?: string;
   direction?: string;
+  duplicate?: boolean;
   limit?: number;
   cursor?: string;
 }
@@ -180,6 +184,7 @@ export const list = defineAction<ListParams, Page<DocumentView>>(SERVICE, 'list'
     type: { type: 'enum', optional: true, values: [...DOCUMENT_TYPES] },
     status: { type: 'enum', optional: true, values: [...DOCUMENT_STATUSES] },
     direction: { type: 'enum', optional: true, values: ['outgoing', 'incoming'] },
+    duplicate: { type: 'boolean', optional: true, convert: true },
     from: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/, messages: { stringPattern: "The 'from' field must be a date YYYY-MM-DD." } },
     to: { type: 'string', optional: true, pattern: /^\d{4}-\d{2}-\d{2}$/, messages: { stringPattern: "The 'to' field must be a date YYYY-MM-DD." } },
     amountMin: { type: 'number', optional: true, convert: true },
@@ -188,7 +193,7 @@ export const list = defineAction<ListParams, Page<DocumentView>>(SERVICE, 'list'
   },
   http: {
     method: 'GET', path: '/v1/documents', access: 'documents.read', tag: 'Documents',
-    summary: 'List documents, newest first; filters companyId, type, status, direction, from/to (issue date), amountMin/amountMax (total); `search` is accepted and ignored',
+    summary: 'List documents, newest first; filters companyId, type, status, direction, duplicate (true: only incoming copies marked duplicate, false: without them), from/to (issue date), amountMin/amountMax (total); `search` is accepted and ignored',
     response: pageSchema(documentSchema),
   },
 });

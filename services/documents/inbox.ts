@@ -2,8 +2,13 @@
  * The inbound hand-off (the connector host's `accept`): stores a document for a company of this
  * platform and commits before it answers. The unique index on (connector, network message id)
  * decides between concurrent hand-offs of one message: one document, and every hand-off answers it.
+ * Another message carrying the same business document (the same SBDH instance id from the same
+ * sender, or the same seller, type, number and issue date for the same company and mode) is stored
+ * too, as a duplicate of the booked copy: status `duplicate`, `duplicateOf`, no lifecycle, and
+ * `document.duplicate_received` instead of `document.received`.
  */
 import type { Context } from 'moleculer';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { emOf } from '../../mixins/orm.mixin.ts';
 import { call } from '../shared/call.ts';
 import { companyClock } from '../shared/clock.ts';
@@ -36,41 +41,96 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
   const canonical = billing && normalized ? (normalized as unknown as CanonicalInvoice) : undefined;
   const now = (await companyClock(em, p.recipient.companyId)).now();
   const id = newId('document');
-  // No read first: the unique index on (connector, network message id) decides, so two
-  // concurrent hand-offs of one message make one document and both answer it.
-  try {
-    await em.fork().transactional(async (tx) => {
-      const doc = tx.create(Document, {
-        id, organizationId: organization.id, companyId: p.recipient.companyId, livemode, direction: 'incoming', type: p.type, documentSubtype: null,
-        format: p.payload.xml ? recordedFormat('auto', p.payload.syntax ?? 'ubl-2.1') : 'json',
-        number: p.number, issueDate: canonical?.issueDate ?? null, dueDate: canonical?.dueDate ?? null, currency: canonical?.currency ?? null,
-        totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? null, sellerKey: null,
-        senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,
-        recipient: { ...(p.recipient.peppolId ? { peppolId: p.recipient.peppolId } : {}), companyId: p.recipient.companyId, ...(p.recipient.name ? { name: p.recipient.name } : {}) },
-        metadata: null, status: 'received', lifecycleCode: null, lifecycle: [], deliveryStatus: 'received', connectorId: p.connectorId,
-        connectorMessageId: p.messageId, evidence: p.evidence ? storable(p.evidence) : null, deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
-        counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
-        originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
-        normalized, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
+  const keys = businessKeys(p, canonical, billing);
+  // No read of the message id first: the unique index on (connector, network message id) decides, so
+  // two concurrent hand-offs of one message make one document and both answer it. A different
+  // message carrying a booked business document is stored as its duplicate; the unique partial
+  // indexes over booked copies decide between two copies arriving at once (the loser retries, and
+  // its read then finds the winner).
+  for (let attempt = 1; ; attempt++) {
+    const original = await bookedOriginal(em.fork(), p.recipient.companyId, livemode, p.type, p.sender.peppolId, keys);
+    try {
+      await em.fork().transactional(async (tx) => {
+        const doc = tx.create(Document, {
+          id, organizationId: organization.id, companyId: p.recipient.companyId, livemode, direction: 'incoming', type: p.type, documentSubtype: null,
+          format: p.payload.xml ? recordedFormat('auto', p.payload.syntax ?? 'ubl-2.1') : 'json',
+          number: p.number, issueDate: canonical?.issueDate ?? null, dueDate: canonical?.dueDate ?? null, currency: canonical?.currency ?? null,
+          totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? null, sellerKey: keys.sellerKey,
+          senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,
+          recipient: { ...(p.recipient.peppolId ? { peppolId: p.recipient.peppolId } : {}), companyId: p.recipient.companyId, ...(p.recipient.name ? { name: p.recipient.name } : {}) },
+          metadata: null, status: original ? 'duplicate' : 'received', lifecycleCode: null, lifecycle: [], deliveryStatus: 'received', connectorId: p.connectorId,
+          connectorMessageId: p.messageId, evidence: p.evidence ? storable(p.evidence) : null, instanceIdentifier: keys.instanceIdentifier, duplicateOf: original?.id ?? null,
+          deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
+          counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
+          originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
+          normalized, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
+        });
+        const parties = { direction: 'incoming', sender: { peppolId: p.sender.peppolId, name: p.sender.name }, receiver: { peppolId: p.recipient.peppolId, name: p.recipient.name } };
+        if (original) {
+          // Kept (nothing accepted is lost) but not booked: no lifecycle of its own, no 203, no document.received.
+          await this.recordEvent(ctx, tx, {
+            organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.duplicate_received', livemode,
+            data: { documentId: id, duplicateOf: original.id, matchedOn: original.matchedOn, type: p.type, number: p.number, ...parties },
+          });
+        } else {
+          if (billing) {
+            // The buyer's copy shares the history so far: deposited, issued, received, made available.
+            doc.lifecycle = ['200', '201', '202'].map((code) => entryFor(code, FRENCH_STATUSES[code]!.emittedBy, now));
+            doc.lifecycleCode = '202';
+            applyStep(doc, entryFor('203', 'buyer_platform', now)); // its event is document.received, below
+          }
+          await this.recordEvent(ctx, tx, {
+            organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.received', livemode,
+            data: { documentId: id, type: p.type, number: p.number, ...parties },
+          });
+        }
+        await tx.flush();
       });
-      if (billing) {
-        // The buyer's copy shares the history so far: deposited, issued, received, made available.
-        doc.lifecycle = ['200', '201', '202'].map((code) => entryFor(code, FRENCH_STATUSES[code]!.emittedBy, now));
-        doc.lifecycleCode = '202';
-        applyStep(doc, entryFor('203', 'buyer_platform', now)); // its event is document.received, below
-      }
-      await this.recordEvent(ctx, tx, {
-        organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.received', livemode,
-        data: { documentId: id, type: p.type, number: p.number, direction: 'incoming', sender: { peppolId: p.sender.peppolId, name: p.sender.name }, receiver: { peppolId: p.recipient.peppolId, name: p.recipient.name } },
-      });
-      await tx.flush();
-    });
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'UniqueConstraintViolationException') throw err;
-    const first = await em.fork().findOne(Document, { $or: [{ connectorId: p.connectorId, connectorMessageId: p.messageId }, { organizationId: organization.id, counterpartId: p.messageId }], direction: 'incoming' }, { fields: ['id'] });
-    if (!first) throw err;
-    return { documentId: first.id, duplicate: true };
+      return { documentId: id, duplicate: false };
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'UniqueConstraintViolationException') throw err;
+      const first = await em.fork().findOne(Document, { $or: [{ connectorId: p.connectorId, connectorMessageId: p.messageId }, { organizationId: organization.id, counterpartId: p.messageId }], direction: 'incoming' }, { fields: ['id'] });
+      if (first) return { documentId: first.id, duplicate: true };
+      // Another copy of the business document was booked meanwhile: read it and store this one as its duplicate.
+      if (original || attempt >= 3) throw err;
+    }
   }
+}
 
-  return { documentId: id, duplicate: false };
+/** What makes two network messages the same business document (null: that key is unknown). */
+export interface BusinessKeys {
+  /** SBDH InstanceIdentifier, with the sender's Peppol id. */
+  instanceIdentifier: string | null;
+  /** Billing documents with a number and an issue date: the seller (VAT, else its electronic address, else the network sender). */
+  sellerKey: string | null;
+  number: string | null;
+  issueDate: string | null;
+}
+
+/** A value usable as a key column as it is (an index entry compares the stored value exactly). */
+const keyable = (s: string | null | undefined): string | null => (typeof s === 'string' && s.trim() !== '' && s.length <= 255 && !s.includes('\u0000') ? s : null);
+
+export function businessKeys(p: InboundDocument, canonical: CanonicalInvoice | undefined, billing: boolean): BusinessKeys {
+  const instanceIdentifier = p.sender.peppolId ? keyable(p.evidence?.instanceIdentifier) : null;
+  // The stored columns, exactly: the hand-off's number and the canonical issue date.
+  const number = keyable(p.number);
+  const issueDate = keyable(canonical?.issueDate);
+  const seller = canonical?.seller;
+  const vat = seller?.vatId ? keyable(`VAT:${seller.vatId.replace(/[\s.-]/g, '').toUpperCase()}`) : null;
+  const address = seller?.electronicAddress?.value ? keyable(`EA:${seller.electronicAddress.scheme ?? ''}:${seller.electronicAddress.value}`.toLowerCase()) : null;
+  const sender = p.sender.peppolId ? keyable(`EA:${p.sender.peppolId}`.toLowerCase()) : null;
+  const sellerKey = billing && number && issueDate ? (vat ?? address ?? sender) : null;
+  return { instanceIdentifier, sellerKey, number: sellerKey ? number : null, issueDate: sellerKey ? issueDate : null };
+}
+
+/** The booked incoming copy this business document repeats, if any (an index probe on either unique partial index). */
+async function bookedOriginal(em: EntityManager, companyId: string, livemode: boolean, type: string, senderPeppolId: string | null, k: BusinessKeys): Promise<{ id: string; matchedOn: 'instance_identifier' | 'seller_number_issue_date' } | null> {
+  const byInstance = k.instanceIdentifier && senderPeppolId ? { senderPeppolId, instanceIdentifier: k.instanceIdentifier } : null;
+  const byNumber = k.sellerKey ? { sellerKey: k.sellerKey, type, number: k.number, issueDate: k.issueDate } : null;
+  const or = [byInstance, byNumber].filter((x) => x !== null);
+  if (or.length === 0) return null;
+  const found = await em.find(Document, { companyId, livemode, direction: 'incoming', duplicateOf: null, $or: or }, { fields: ['id', 'senderPeppolId', 'instanceIdentifier'], orderBy: { createdAt: 'asc' }, limit: 2 });
+  const first = found.find((d) => byInstance && d.instanceIdentifier === byInstance.instanceIdentifier && d.senderPeppolId === senderPeppolId) ?? found[0];
+  if (!first) return null;
+  return { id: first.id, matchedOn: byInstance && first.instanceIdentifier === byInstance.instanceIdentifier && first.senderPeppolId === senderPeppolId ? 'instance_identifier' : 'seller_number_issue_date' };
 }

@@ -68,6 +68,7 @@ export async function postLifecycle(this: DocsThis, ctx: Context<TransitionParam
   const auth = principalOf(ctx);
   return emOf(ctx).transactional(async (tx) => {
     const { doc, counterpart } = await lockWithCounterpart(tx, auth, ctx.params.id);
+    if (doc.duplicateOf) throw invalidTransition(doc, `Document ${doc.id} is a duplicate of ${doc.duplicateOf} and is not booked; move the original`);
     if (!BILLING_TYPES.has(doc.type) || doc.lifecycle.length === 0) throw invalidTransition(doc, `A ${doc.type} sent as ${doc.format} has no French lifecycle`);
     const party = partyOf(doc);
     const total = doc.totalAmount === null || doc.totalAmount === undefined ? null : Number(doc.totalAmount);

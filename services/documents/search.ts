@@ -47,6 +47,8 @@ export const SEARCH_FIELDS: Readonly<Record<string, Field>> = {
   createdAt: { column: 'created_at', kind: 'timestamp', nullAs: "'epoch'::timestamptz" },
   read: { column: 'read_at', kind: 'boolean', nullAs: 'false', flagOf: 'read_at' },
   archived: { column: 'archived_at', kind: 'boolean', nullAs: 'false', flagOf: 'archived_at' },
+  duplicateOf: str('duplicate_of'),
+  duplicate: { column: 'duplicate_of', kind: 'boolean', nullAs: 'false', flagOf: 'duplicate_of' },
 };
 /** Aliases accepted for convenience. */
 const ALIASES: Record<string, string> = { amount: 'totalAmount', total: 'totalAmount', date: 'issueDate' };

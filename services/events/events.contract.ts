@@ -12,7 +12,7 @@ export const API_VERSION = '2026-11-22';
 
 /** Events delivered to webhooks (spec: Events catalogue). */
 export const WEBHOOK_EVENT_TYPES = [
-  'document.received', 'document.sent', 'document.delivered', 'document.failed', 'document.updated',
+  'document.received', 'document.duplicate_received', 'document.sent', 'document.delivered', 'document.failed', 'document.updated',
   'lifecycle.updated', 'company.smp_registered', 'compliance.reported',
 ] as const;
 /** Events that exist only in the event log and are never delivered to webhooks. */
@@ -35,6 +35,14 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, Record<string, unkno
   'document.received': {
     type: 'object', required: ['documentId', 'type', 'number', 'direction', 'sender', 'receiver'],
     properties: { documentId: str, type: str, number: nullableStr, direction: { const: 'incoming' }, sender: party, receiver: party },
+  },
+  'document.duplicate_received': {
+    type: 'object', required: ['documentId', 'duplicateOf', 'matchedOn', 'type', 'number', 'direction', 'sender', 'receiver'],
+    description: 'An incoming document arrived again under another network message: kept as documentId (status duplicate), not booked; duplicateOf is the booked copy',
+    properties: {
+      documentId: str, duplicateOf: str, type: str, number: nullableStr, direction: { const: 'incoming' }, sender: party, receiver: party,
+      matchedOn: { type: 'string', enum: ['instance_identifier', 'seller_number_issue_date'], description: 'instance_identifier: the same SBDH instance id from the same sender; seller_number_issue_date: the same seller, type, number and issue date' },
+    },
   },
   'document.sent': { type: 'object', required: ['documentId', 'type', 'sentAt'], properties: { documentId: str, type: str, sentAt: { type: 'string', format: 'date-time' } } },
   'document.delivered': { type: 'object', required: ['documentId', 'deliveredAt'], properties: { documentId: str, deliveredAt: { type: 'string', format: 'date-time' } } },

@@ -102,7 +102,7 @@ describe('every body is typed, so a generated client needs no casts', () => {
     expect(send['409'].description).toContain('DUPLICATE_DOCUMENT');
     expect(doc.paths['/v1/documents/{id}'].get.responses['404'].description).toContain('DOCUMENT_NOT_FOUND');
     expect(doc.components.schemas.Error.properties.error.properties.findings.items.required).toEqual(['rule', 'severity', 'location', 'message']);
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['company.smp_registered', 'compliance.reported', 'document.delivered', 'document.failed', 'document.received', 'document.sent', 'document.updated', 'lifecycle.updated']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['company.smp_registered', 'compliance.reported', 'document.delivered', 'document.duplicate_received', 'document.failed', 'document.received', 'document.sent', 'document.updated', 'lifecycle.updated']);
     const received = doc.webhooks['document.received'].post.requestBody.content['application/json'].schema;
     expect(received.properties.data.required).toEqual(['documentId', 'type', 'number', 'direction', 'sender', 'receiver']);
     expect(doc.webhooks['document.sent'].post.parameters.map((h: { name: string }) => h.name)).toContain('X-Service-Signature');
