@@ -548,8 +548,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List documents, newest first; filters companyId, type, status, direction, from/to (issue date), amountMin/amountMax (total); `search` is accepted and ignored
-         * @description List documents, newest first; filters companyId, type, status, direction, from/to (issue date), amountMin/amountMax (total); `search` is accepted and ignored
+         * List documents, newest first; filters companyId, type, status, direction, duplicate (true: only incoming copies marked duplicate, false: without them), from/to (issue date), amountMin/amountMax (total); `search` is accepted and ignored
+         * @description List documents, newest first; filters companyId, type, status, direction, duplicate (true: only incoming copies marked duplicate, false: without them), from/to (issue date), amountMin/amountMax (total); `search` is accepted and ignored
          */
         get: operations["documents.list"];
         put?: never;
@@ -1313,6 +1313,23 @@ export interface webhooks {
         put?: never;
         /** The `document.received` event, delivered to subscribed webhooks */
         post: operations["webhook.document.received"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.duplicate_received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `document.duplicate_received` event, delivered to subscribed webhooks */
+        post: operations["webhook.document.duplicate_received"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4839,10 +4856,10 @@ export interface operations {
                         /** @enum {string} */
                         format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                         /**
-                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits
+                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
                          * @enum {string}
                          */
-                        status: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                        status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                         /** @description Current French lifecycle code (200–213) */
                         lifecycleCode?: string | null;
                         /** @enum {string} */
@@ -4881,6 +4898,8 @@ export interface operations {
                             at: string;
                         }[];
                         relatedDocumentIds?: string[];
+                        /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                        duplicateOf?: string | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5037,10 +5056,10 @@ export interface operations {
                         /** @enum {string} */
                         format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                         /**
-                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits
+                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
                          * @enum {string}
                          */
-                        status: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                        status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                         /** @description Current French lifecycle code (200–213) */
                         lifecycleCode?: string | null;
                         /** @enum {string} */
@@ -5079,6 +5098,8 @@ export interface operations {
                             at: string;
                         }[];
                         relatedDocumentIds?: string[];
+                        /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                        duplicateOf?: string | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5854,8 +5875,9 @@ export interface operations {
                 cursor?: string;
                 companyId?: string;
                 type?: "invoice" | "credit-note" | "debit-note" | "purchase-order" | "purchase-request" | "sales-order" | "quote" | "goods-receipt" | "event";
-                status?: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                status?: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                 direction?: "outgoing" | "incoming";
+                duplicate?: boolean;
                 from?: string;
                 to?: string;
                 amountMin?: number;
@@ -5886,10 +5908,10 @@ export interface operations {
                             /** @enum {string} */
                             format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                             /**
-                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits
+                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
                              * @enum {string}
                              */
-                            status: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                            status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                             /** @description Current French lifecycle code (200–213) */
                             lifecycleCode?: string | null;
                             /** @enum {string} */
@@ -5928,6 +5950,8 @@ export interface operations {
                                 at: string;
                             }[];
                             relatedDocumentIds?: string[];
+                            /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                            duplicateOf?: string | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -6269,10 +6293,10 @@ export interface operations {
                             /** @enum {string} */
                             format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                             /**
-                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits
+                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
                              * @enum {string}
                              */
-                            status: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                            status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                             /** @description Current French lifecycle code (200–213) */
                             lifecycleCode?: string | null;
                             /** @enum {string} */
@@ -6311,6 +6335,8 @@ export interface operations {
                                 at: string;
                             }[];
                             relatedDocumentIds?: string[];
+                            /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                            duplicateOf?: string | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -6983,10 +7009,10 @@ export interface operations {
                         /** @enum {string} */
                         format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                         /**
-                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits
+                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
                          * @enum {string}
                          */
-                        status: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                        status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                         /** @description Current French lifecycle code (200–213) */
                         lifecycleCode?: string | null;
                         /** @enum {string} */
@@ -7025,6 +7051,8 @@ export interface operations {
                             at: string;
                         }[];
                         relatedDocumentIds?: string[];
+                        /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                        duplicateOf?: string | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -7709,10 +7737,10 @@ export interface operations {
                                 /** @enum {string} */
                                 format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                                 /**
-                                 * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits
+                                 * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
                                  * @enum {string}
                                  */
-                                status: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                                status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                                 /** @description Current French lifecycle code (200–213) */
                                 lifecycleCode?: string | null;
                                 /** @enum {string} */
@@ -7751,6 +7779,8 @@ export interface operations {
                                     at: string;
                                 }[];
                                 relatedDocumentIds?: string[];
+                                /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                                duplicateOf?: string | null;
                                 metadata?: {
                                     [key: string]: unknown;
                                 } | null;
@@ -10241,7 +10271,7 @@ export interface operations {
                             id: string;
                             /** Format: uri */
                             url: string;
-                            events: ("document.received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                            events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
                             description?: string | null;
                             /** @enum {string} */
                             status: "active" | "paused" | "disabled";
@@ -10356,7 +10386,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    events: ("document.received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                    events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
                     description?: string;
                 };
             };
@@ -10373,7 +10403,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: ("document.received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                        events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
                         description?: string | null;
                         /** @enum {string} */
                         status: "active" | "paused" | "disabled";
@@ -10519,7 +10549,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: ("document.received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                        events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
                         description?: string | null;
                         /** @enum {string} */
                         status: "active" | "paused" | "disabled";
@@ -10748,7 +10778,7 @@ export interface operations {
                     status?: "active" | "paused" | "disabled";
                     /** Format: uri */
                     url?: string;
-                    events?: ("document.received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                    events?: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
                     description?: string;
                 };
             };
@@ -10765,7 +10795,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: ("document.received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                        events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
                         description?: string | null;
                         /** @enum {string} */
                         status: "active" | "paused" | "disabled";
@@ -11225,7 +11255,7 @@ export interface operations {
                         id: string;
                         /** Format: uri */
                         url: string;
-                        events: ("document.received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                        events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
                         description?: string | null;
                         /** @enum {string} */
                         status: "active" | "paused" | "disabled";
@@ -12768,10 +12798,10 @@ export interface operations {
                             /** @enum {string} */
                             format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                             /**
-                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits
+                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
                              * @enum {string}
                              */
-                            status: "draft" | "sent" | "received" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                            status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
                             /** @description Current French lifecycle code (200–213) */
                             lifecycleCode?: string | null;
                             /** @enum {string} */
@@ -12810,6 +12840,8 @@ export interface operations {
                                 at: string;
                             }[];
                             relatedDocumentIds?: string[];
+                            /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                            duplicateOf?: string | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -13124,6 +13156,66 @@ export interface operations {
                             peppolId: string | null;
                             name: string | null;
                         };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 20 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.document.duplicate_received": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (two v1 during a secret rotation) */
+                "X-Service-Signature": string;
+                "X-Service-Event": "document.duplicate_received";
+                "X-Service-Event-Id": string;
+                "X-Service-Delivery": string;
+                "X-Service-Attempt": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "document.duplicate_received";
+                    livemode: boolean;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** @example 2026-11-22 */
+                    apiVersion: string;
+                    /** @description An incoming document arrived again under another network message: kept as documentId (status duplicate), not booked; duplicateOf is the booked copy */
+                    data: {
+                        documentId: string;
+                        duplicateOf: string;
+                        type: string;
+                        number: string | null;
+                        /** @constant */
+                        direction: "incoming";
+                        sender: {
+                            peppolId: string | null;
+                            name: string | null;
+                        };
+                        receiver: {
+                            peppolId: string | null;
+                            name: string | null;
+                        };
+                        /**
+                         * @description instance_identifier: the same SBDH instance id from the same sender; seller_number_issue_date: the same seller, type, number and issue date
+                         * @enum {string}
+                         */
+                        matchedOn: "instance_identifier" | "seller_number_issue_date";
                     };
                 };
             };
