@@ -288,7 +288,10 @@ export interface InboundDocument {
 
 export interface AcceptResult {
   documentId: string;
-  /** The message id was handed over before: nothing new was stored. */
+  /**
+   * The message id was handed over before: nothing new was stored. (A new message repeating a
+   * business document already received is stored, `duplicate: false`, and marked by the platform.)
+   */
   duplicate: boolean;
 }
 
