@@ -35,6 +35,7 @@ import { smpKeys } from '../services/smp/smp-keys.ts';
 import { signedServiceMetadataXml, serviceGroupXml } from '../services/smp/smp-documents.ts';
 import { createHttpClient, type HttpClient } from '../services/connectors/http-client.ts';
 import { memoryHost, type MemoryHost } from '../adapters/sdk/contract-suite.ts';
+import { acquireWorkerPool, releaseWorkerPool } from '../services/shared/worker-pool.ts';
 import type { DirectoryEntry, OutboundMessage, SendResult } from '../adapters/sdk/index.ts';
 import peppolAs4 from '../adapters/peppol-as4/peppol-as4.connector.ts';
 import { DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../mappings/identifiers/peppol-network.ts';
@@ -83,6 +84,7 @@ revocation.serve(pki);
 const sml = await startSmlDns();
 const servers: Server[] = [];
 const clients: HttpClient[] = [];
+const workers = acquireWorkerPool();
 
 const smpTrustFile = join(dir, 'smp-trust.pem');
 writeFileSync(smpTrustFile, smpKeys().certificatePem);
@@ -100,6 +102,8 @@ function accessPoint(name: string, key: TestPkiEntity, directory: DirectoryEntry
   const http = createHttpClient();
   clients.push(http);
   (host as { http: MemoryHost['http'] }).http = http;
+  // As on the platform: the SBD work of a large document runs on the document worker processes.
+  (host as { workers: MemoryHost['workers'] }).workers = { run: (moduleUrl, fn, args, size) => workers.run(moduleUrl, fn, args, size) };
   return host;
 }
 
@@ -261,6 +265,7 @@ try {
   writeResults('as4', { rows, errors: Object.fromEntries(errors) });
 } finally {
   await Promise.all(clients.map((c) => c.close()));
+  await releaseWorkerPool(workers);
   await Promise.all(servers.map((s) => new Promise((resolve) => { s.closeAllConnections(); s.close(resolve); })));
   await sml.close();
   await revocation.close();
