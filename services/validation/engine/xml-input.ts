@@ -84,7 +84,11 @@ export function assertNoDoctype(text: string): void {
 
 export const SAFE_PARSE_OPTIONS = { noent: false, dtdload: false, dtdvalid: false, nonet: true, huge: false, recover: false } as const;
 
-export function parseInput(input: string | Uint8Array): ParsedInput {
+/**
+ * The hardened intake every XML the engine reads goes through: decoded by its declaration, no
+ * DOCTYPE or entity, the shape caps, then libxml2 without entity substitution or network.
+ */
+export function parseXmlDocument(input: string | Uint8Array): { text: string; doc: XmlDocument; rootName: string } {
   const text = decodeXml(input);
   if (text.trim() === '') fail('The document is empty.', 'well-formed');
   assertNoDoctype(text);
@@ -101,11 +105,19 @@ export function parseInput(input: string | Uint8Array): ParsedInput {
   if (doc.getDtd()) fail('DOCTYPE declarations are not allowed.', 'no-doctype');
   const root = doc.root();
   if (!root) return fail('The document has no root element.', 'well-formed');
-  const rootName = `{${root.namespace()?.href() ?? ''}}${root.name()}`;
+  return { text, doc, rootName: `{${root.namespace()?.href() ?? ''}}${root.name()}` };
+}
+
+/** Refuses a document whose root is not one the caller reads (`expected` names them for the message). */
+export function refuseRoot(rootName: string, expected: string): never {
+  return fail(`Unsupported document: root element ${rootName}. Expected ${expected}.`, 'root-element');
+}
+
+export function parseInput(input: string | Uint8Array): ParsedInput {
+  const { text, doc, rootName } = parseXmlDocument(input);
   const syntax = ROOTS[rootName];
   if (!syntax) {
-    return fail(`Unsupported document: root element ${rootName}. Expected a UBL 2.1 Invoice or CreditNote, a CII D16B ` +
-      'CrossIndustryInvoice, a CDAR D22B message, a FatturaPA 1.2 document or a pain.001.001.09 message.', 'root-element');
+    return refuseRoot(rootName, 'a UBL 2.1 Invoice or CreditNote, a CII D16B CrossIndustryInvoice, a CDAR D22B message, a FatturaPA 1.2 document or a pain.001.001.09 message');
   }
   return { text, doc, syntax, rootName };
 }
