@@ -55,6 +55,7 @@ export function documentView(doc: Document, has?: Representations): DocumentView
     notes: doc.notes ?? [],
     relatedDocumentIds: doc.relatedDocumentIds ?? [],
     duplicateOf: doc.duplicateOf ?? null,
+    validation: doc.validation ?? null,
     metadata: doc.metadata ?? null,
     links: linksOf(doc, has),
     createdAt: iso(doc.createdAt)!,

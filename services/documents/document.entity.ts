@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { ExchangeEvidence } from '../../adapters/sdk/index.ts';
+import type { ReceivedValidation } from './documents.contract.ts';
 
 export const DIRECTIONS = ['outgoing', 'incoming'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -81,6 +82,8 @@ export const Document = defineEntity({
     connectorMessageId: p.string().nullable(),
     /** What proves the network exchange (AS4 message id, signed receipt, SBDH instance id, payload hash), as the connector gave it. */
     evidence: p.json<ExchangeEvidence>().nullable(),
+    /** Incoming: the rules' verdict when it arrived (null: sent by us, validated before sending; or not validated). */
+    validation: p.json<ReceivedValidation>().nullable(),
     /** Incoming: the SBDH instance id of the business envelope (from the evidence), a duplicate key with the sender. */
     instanceIdentifier: p.string().nullable(),
     /** Incoming: the booked copy this one repeats (same business document under another network message); null for a booked document. */

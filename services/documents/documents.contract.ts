@@ -35,6 +35,15 @@ export interface SendParams {
   filename?: string;
 }
 
+/** The rules' verdict on a received document: valid, which packs ran, how many findings, the first ones. */
+export interface ReceivedValidation {
+  valid: boolean;
+  packs: string[];
+  errors: number;
+  warnings: number;
+  findings: Array<{ rule: string; severity: string; message: string; location: string }>;
+}
+
 export interface DocumentView {
   id: string;
   type: string;
@@ -62,6 +71,8 @@ export interface DocumentView {
   relatedDocumentIds: string[];
   /** Incoming: the booked document this copy repeats (status `duplicate`); null otherwise. */
   duplicateOf: string | null;
+  /** Incoming: the rules' verdict when it arrived; null for documents sent from here. */
+  validation: ReceivedValidation | null;
   metadata: Record<string, unknown> | null;
   fileId?: string;
   storedFormat?: string;
@@ -100,6 +111,21 @@ export const documentSchema = {
     notes: { type: 'array', items: NOTE_SCHEMA },
     relatedDocumentIds: { type: 'array', items: { type: 'string' } },
     duplicateOf: { ...nullable('string'), description: 'Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise.' },
+    validation: {
+      type: ['object', 'null'],
+      description: 'Incoming: the rules\' verdict when it arrived (the packs its CustomizationID selects plus the network\'s own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run.',
+      required: ['valid', 'packs', 'errors', 'warnings', 'findings'],
+      properties: {
+        valid: { type: 'boolean' },
+        packs: { type: 'array', items: { type: 'string' } },
+        errors: { type: 'integer' },
+        warnings: { type: 'integer' },
+        findings: {
+          type: 'array',
+          items: { type: 'object', required: ['rule', 'severity', 'message', 'location'], properties: { rule: { type: 'string' }, severity: { type: 'string' }, message: { type: 'string' }, location: { type: 'string' } } },
+        },
+      },
+    },
     metadata: { ...nullable('object'), additionalProperties: true },
     fileId: { type: 'string', description: 'Raw uploads: the stored file' },
     storedFormat: { type: 'string', description: 'Raw uploads: gzip, zip, pdf, xml or raw' },

@@ -12,14 +12,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { emOf } from '../../mixins/orm.mixin.ts';
 import { call } from '../shared/call.ts';
 import { companyClock } from '../shared/clock.ts';
-import { DomainError } from '../shared/errors.ts';
+import { DomainError, specCodeOf } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { storable } from '../shared/pg-text.ts';
 import { registeredManifests } from '../connectors/adapters.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
-import type { AcceptResult, InboundDocument } from '../../adapters/sdk/index.ts';
+import { validate } from '../validation/validation.contract.ts';
+import type { AcceptResult, ConnectorManifest, InboundDocument } from '../../adapters/sdk/index.ts';
 import type { CanonicalInvoice } from '../../mappings/index.ts';
 import { Document } from './document.entity.ts';
+import type { ReceivedValidation } from './documents.contract.ts';
 import { BILLING_TYPES, FRENCH_STATUSES } from './lifecycle.ts';
 import { applyStep, entryFor } from './lifecycle-steps.ts';
 import { recordedFormat } from './document-views.ts';
@@ -39,6 +41,9 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
   const normalized = p.payload.normalized ?? null;
   const billing = BILLING_TYPES.has(p.type);
   const canonical = billing && normalized ? (normalized as unknown as CanonicalInvoice) : undefined;
+  // Validated as it came, before any transaction opens (a remote call to the validation workers);
+  // an invalid document is stored all the same: the verdict is recorded with it.
+  const validation = billing && p.payload.xml ? await validationOf(ctx, p.payload.xml, p.payload.syntax, manifest.network) : null;
   const now = (await companyClock(em, p.recipient.companyId)).now();
   const id = newId('document');
   const keys = businessKeys(p, canonical, billing);
@@ -63,7 +68,7 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
           deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
           counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
           originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
-          normalized, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
+          normalized, validation, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
         });
         const parties = { direction: 'incoming', sender: { peppolId: p.sender.peppolId, name: p.sender.name }, receiver: { peppolId: p.recipient.peppolId, name: p.recipient.name } };
         if (original) {
@@ -133,4 +138,29 @@ async function bookedOriginal(em: EntityManager, companyId: string, livemode: bo
   const first = found.find((d) => byInstance && d.instanceIdentifier === byInstance.instanceIdentifier && d.senderPeppolId === senderPeppolId) ?? found[0];
   if (!first) return null;
   return { id: first.id, matchedOn: byInstance && first.instanceIdentifier === byInstance.instanceIdentifier && first.senderPeppolId === senderPeppolId ? 'instance_identifier' : 'seller_number_issue_date' };
+}
+
+/** How many findings a received document keeps with it (its full report is one POST /v1/documents/validate away). */
+const KEPT_FINDINGS = 50;
+
+/**
+ * The rules' verdict on a received document: the packs its CustomizationID selects plus the network's
+ * own (a Peppol connector's documents pass the Peppol rules). A document the validator refuses
+ * outright (not well formed, too complex) is invalid with that reason; when the validator cannot
+ * run (its workers busy or gone) the document is stored unvalidated (null) rather than refused.
+ */
+async function validationOf(ctx: Context, xml: string, syntax: string | undefined, network: ConnectorManifest['network']): Promise<ReceivedValidation | null> {
+  try {
+    const r = await call(ctx, validate, { format: syntax?.startsWith('cii') ? 'cii-xml' : 'ubl-xml', xml, ...(network ? { network } : {}) });
+    const errors = r.findings.filter((f) => f.severity === 'fatal').length;
+    const kept = r.findings.slice(0, KEPT_FINDINGS).map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, location: f.location }));
+    return storable({ valid: r.valid, packs: r.packs, errors, warnings: r.findings.length - errors, findings: kept });
+  } catch (err) {
+    const code = specCodeOf(err);
+    if (!code || code === 'UPSTREAM_UNAVAILABLE') {
+      ctx.broker.logger.warn(`documents: a received document is stored unvalidated: ${(err as Error).message}`);
+      return null;
+    }
+    return storable({ valid: false, packs: [], errors: 1, warnings: 0, findings: [{ rule: code, severity: 'fatal', message: (err as Error).message, location: '' }] });
+  }
 }

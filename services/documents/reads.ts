@@ -19,7 +19,7 @@ const LIST_COLUMNS = [
   'currency', 'total_amount', 'seller_key', 'sender_peppol_id', 'sender_name', 'receiver_peppol_id', 'receiver_name', 'recipient', 'metadata',
   'status', 'lifecycle_code', 'lifecycle', 'delivery_status', 'connector_id', 'connector_message_id', 'delivery_attempts', 'next_attempt_at',
   'error_code', 'error_message', 'sent_at', 'delivered_at', 'counterpart_id', 'original_content_type', 'original_filename', 'file_id',
-  'stored_format', 'xml_syntax', 'has_pdf', 'read_at', 'archived_at', 'notes', 'related_document_ids', 'duplicate_of', 'instance_identifier', 'created_at', 'updated_at',
+  'stored_format', 'xml_syntax', 'has_pdf', 'read_at', 'archived_at', 'notes', 'related_document_ids', 'duplicate_of', 'instance_identifier', 'validation', 'created_at', 'updated_at',
 ].map((c) => `"${c}"`).join(', ')
   + ', ("original_content" is not null) as "has_original", ("xml" is not null) as "has_xml", ("normalized" is not null) as "has_json"';
 

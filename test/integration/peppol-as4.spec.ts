@@ -292,10 +292,22 @@ describe('B sends to A', () => {
     const events = await api<{ data: Array<{ type: string }> }>(t.baseUrl, 'GET', '/v1/events?limit=20', { key: owner });
     expect(events.body.data.map((e) => e.type)).toContain('document.received');
     const stored = inbox.body.data.find((d) => d.number === 'B2A-1')!;
+    // Received, then validated: the packs its CustomizationID and the Peppol network select, the verdict kept with it.
+    const view = await api<{ validation: { valid: boolean; packs: string[]; errors: number } }>(t.baseUrl, 'GET', `/v1/documents/${stored.id}`, { key: owner });
+    expect(view.body.validation).toMatchObject({ valid: true, errors: 0, packs: expect.arrayContaining([expect.stringMatching(/^en16931@/), expect.stringMatching(/^peppol-bis@3\.0\.20$/)]) });
     const evidence = await evidenceOf(owner, stored.id);
     expect(evidence).toMatchObject({ messageId: `${message.documentId}@einv`, instanceIdentifier: message.documentId, counterpartAccessPoint: 'POP000002', details: { countryC1: 'BE' } });
     expect(new X509Certificate(Buffer.from(evidence.counterpartCertificate!, 'base64')).subject).toContain('CN=POP000002');
     expect(verifySignature(parseStrictXml(evidence.receipt!)).signer.subject).toContain('CN=POP000001');
+  }, 60_000);
+
+  it('an invoice breaking the rules is stored all the same, with the verdict: invalid, the rules it breaks', async () => {
+    const xml = (await ublInvoice('B2A-BAD')).replace(/<cbc:BuyerReference>[^<]*<\/cbc:BuyerReference>/, '');
+    expect(await peppolAs4.send!(messageFromB(xml, `b2a_${randomInt(1e9)}`), b.host)).toMatchObject({ outcome: 'delivered' });
+    const inbox = await api<{ data: Array<{ number: string; validation: { valid: boolean; errors: number; findings: Array<{ rule: string }> } }> }>(t.baseUrl, 'GET', '/v1/documents?direction=incoming', { key: owner });
+    const stored = inbox.body.data.find((d) => d.number === 'B2A-BAD')!;
+    expect(stored.validation).toMatchObject({ valid: false, errors: expect.any(Number) });
+    expect(stored.validation.findings.map((f) => f.rule)).toContain('PEPPOL-EN16931-R003');
   }, 60_000);
 
   describe("A's inbound endpoint refuses (test plan §10 level 3)", () => {

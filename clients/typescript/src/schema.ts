@@ -4900,6 +4900,19 @@ export interface operations {
                         relatedDocumentIds?: string[];
                         /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
                         duplicateOf?: string | null;
+                        /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                        validation?: {
+                            valid: boolean;
+                            packs: string[];
+                            errors: number;
+                            warnings: number;
+                            findings: {
+                                rule: string;
+                                severity: string;
+                                message: string;
+                                location: string;
+                            }[];
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5100,6 +5113,19 @@ export interface operations {
                         relatedDocumentIds?: string[];
                         /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
                         duplicateOf?: string | null;
+                        /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                        validation?: {
+                            valid: boolean;
+                            packs: string[];
+                            errors: number;
+                            warnings: number;
+                            findings: {
+                                rule: string;
+                                severity: string;
+                                message: string;
+                                location: string;
+                            }[];
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5952,6 +5978,19 @@ export interface operations {
                             relatedDocumentIds?: string[];
                             /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
                             duplicateOf?: string | null;
+                            /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                            validation?: {
+                                valid: boolean;
+                                packs: string[];
+                                errors: number;
+                                warnings: number;
+                                findings: {
+                                    rule: string;
+                                    severity: string;
+                                    message: string;
+                                    location: string;
+                                }[];
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -6337,6 +6376,19 @@ export interface operations {
                             relatedDocumentIds?: string[];
                             /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
                             duplicateOf?: string | null;
+                            /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                            validation?: {
+                                valid: boolean;
+                                packs: string[];
+                                errors: number;
+                                warnings: number;
+                                findings: {
+                                    rule: string;
+                                    severity: string;
+                                    message: string;
+                                    location: string;
+                                }[];
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -7053,6 +7105,19 @@ export interface operations {
                         relatedDocumentIds?: string[];
                         /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
                         duplicateOf?: string | null;
+                        /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                        validation?: {
+                            valid: boolean;
+                            packs: string[];
+                            errors: number;
+                            warnings: number;
+                            findings: {
+                                rule: string;
+                                severity: string;
+                                message: string;
+                                location: string;
+                            }[];
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -7781,6 +7846,19 @@ export interface operations {
                                 relatedDocumentIds?: string[];
                                 /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
                                 duplicateOf?: string | null;
+                                /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                                validation?: {
+                                    valid: boolean;
+                                    packs: string[];
+                                    errors: number;
+                                    warnings: number;
+                                    findings: {
+                                        rule: string;
+                                        severity: string;
+                                        message: string;
+                                        location: string;
+                                    }[];
+                                } | null;
                                 metadata?: {
                                     [key: string]: unknown;
                                 } | null;
@@ -12842,6 +12920,19 @@ export interface operations {
                             relatedDocumentIds?: string[];
                             /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
                             duplicateOf?: string | null;
+                            /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                            validation?: {
+                                valid: boolean;
+                                packs: string[];
+                                errors: number;
+                                warnings: number;
+                                findings: {
+                                    rule: string;
+                                    severity: string;
+                                    message: string;
+                                    location: string;
+                                }[];
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
