@@ -9,9 +9,10 @@
  * reason, the sender and the message id.
  */
 import { createHash } from 'node:crypto';
-import type { ConnectorHost, InboundRequest, InboundResponse } from '../sdk/index.ts';
+import type { ConnectorHost, InboundRequest, InboundResponse, NetworkStatus } from '../sdk/index.ts';
 import { apiTypeOfDocumentId } from '../../mappings/identifiers/peppol-network.ts';
 import { sameParticipant } from '../../mappings/peppol/sbdh.ts';
+import { MLS_DOCUMENT_TYPE_ID, readMls, SPIS_SCHEME, type Mls } from '../../mappings/peppol/mls.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { As4Error, isEbmsCode, PEPPOL } from '../peppol-kit/as4/ebms.ts';
 import { unpackUserMessage, type UnpackedMessage } from '../peppol-kit/as4/exchange.ts';
@@ -71,6 +72,8 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     if (h.documentType.value !== header.documentType.value || h.documentType.scheme !== header.documentType.scheme) throw new As4Error('EBMS:0003', 'the SBDH DOCUMENTID is not the eb:Action');
     if (h.process.value !== header.process.value || h.process.scheme !== header.process.scheme) throw new As4Error('EBMS:0003', 'the SBDH PROCESSID is not the eb:Service');
 
+    if (header.documentType.value === MLS_DOCUMENT_TYPE_ID) return await receiveMls(host, ap, message, opened, identity);
+
     const type = apiTypeOfDocumentId(header.documentType.value);
     const entry = await host.directory.lookup({ peppolId: header.finalRecipient.value }, ap.livemode);
     if (!entry || !type || !entry.documentTypes.includes(type)) {
@@ -104,6 +107,40 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     if (err instanceof As4Error) return refuse(host, message?.header.messageId ?? null, message?.header.fromParty ?? sender, err);
     throw err; // the platform answers 503: the sender tries again, nothing was stored
   }
+}
+
+/** Our service provider id (SPIS, ICD 0242 + the seat id's digits): where MLS messages for us are addressed. */
+export const spidOf = (seatId: string): string => `${SPIS_SCHEME}:${seatId.slice(3)}`;
+
+const MLS_STATUS: Record<Mls['responseCode'], NetworkStatus['status']> = { AP: 'accepted', AB: 'acknowledged', RE: 'rejected' };
+
+/**
+ * A Message Level Status for us: what the receiving access point says of a document we sent. It must be
+ * addressed to our SPID; the referenced SBDH InstanceIdentifier is the document's id. The platform moves
+ * the document (a rejection fails it); the MLS itself is answered with a receipt like any message.
+ */
+async function receiveMls(host: ConnectorHost, ap: AccessPoint, message: UnpackedMessage, opened: ReceivedDocument, identity: NonNullable<AccessPoint['identity']>): Promise<InboundResponse> {
+  const { header } = message;
+  const ours = spidOf(identity.seatId);
+  if (header.finalRecipient.value.toLowerCase() !== ours) {
+    throw new As4Error('EBMS:0004', `MLS for ${header.finalRecipient.value}: this access point's SPID is ${ours}`, PEPPOL.NOT_SERVICED);
+  }
+  let mls: Mls;
+  try {
+    mls = readMls(opened.document);
+  } catch (err) {
+    throw new As4Error('EBMS:0004', `the MLS cannot be read: ${(err as Error).message}`);
+  }
+  const found = await host.outbound.statusReceived({
+    documentId: mls.referencedInstanceIdentifier,
+    status: MLS_STATUS[mls.responseCode],
+    reasons: mls.lines.map((l) => ({ code: l.reasonCode, ...(l.description ? { description: l.description } : {}), ...(l.location ? { location: l.location } : {}) })),
+    evidence: { mlsId: mls.id, responseCode: mls.responseCode, messageId: header.messageId, from: header.fromParty, senderSpid: mls.senderSpid },
+  });
+  if (!found) host.log.warn(`peppol-as4: MLS ${mls.id} from ${header.fromParty} refers to ${mls.referencedInstanceIdentifier}, which is not a document we sent through here`);
+  const receipt = receiptXml({ refToMessageId: header.messageId, references: message.references, key: identity, now: host.clock.now() });
+  host.log.info(`peppol-as4: MLS ${mls.responseCode} received for ${mls.referencedInstanceIdentifier}`, { from: header.fromParty, messageId: header.messageId, ap: ap.livemode ? 'production' : 'test' });
+  return { status: 200, headers: SOAP, body: receipt.xml };
 }
 
 /** Answers an ebMS error and records why. */

@@ -10,7 +10,7 @@
 import * as translators from '../../mappings/index.ts';
 import {
   ConnectorError, validateManifest, type AcceptResult, type Connector, type ConnectorHost, type DirectoryEntry, type InboundDocument,
-  type OutboundMessage, type Participant, type ReportMessage, type Secret,
+  type NetworkStatus, type OutboundMessage, type Participant, type ReportMessage, type Secret,
 } from './index.ts';
 
 export interface ContractFixtures {
@@ -37,6 +37,8 @@ export interface MemoryHost extends ConnectorHost {
   inboxed: InboundDocument[];
   /** Every `inbound.accept` call, duplicates included. */
   acceptCalls: InboundDocument[];
+  /** Every `outbound.statusReceived` call (what the network said later of sent documents). */
+  statusUpdates: NetworkStatus[];
   /** Runs every timer the connector registered with `scheduler` once (pollers, delayed tasks). */
   runTimers(): Promise<void>;
   /** Timers registered and not cancelled. */
@@ -51,6 +53,7 @@ function secretOf(value: string): Secret {
 export function memoryHost(directory: DirectoryEntry[], options: { now?: () => Date; config?: ContractFixtures['config']; secrets?: Record<string, string> } = {}): MemoryHost {
   const inboxed: InboundDocument[] = [];
   const acceptCalls: InboundDocument[] = [];
+  const statusUpdates: NetworkStatus[] = [];
   const logged: string[] = [];
   const ids = new Map<string, string>();
   const timers = new Set<() => Promise<void>>();
@@ -85,6 +88,13 @@ export function memoryHost(directory: DirectoryEntry[], options: { now?: () => D
         const once = async () => { timers.delete(once); await task(); };
         timers.add(once);
         return { cancel: () => { timers.delete(once); } };
+      },
+    },
+    statusUpdates,
+    outbound: {
+      async statusReceived(status) {
+        statusUpdates.push(status);
+        return status.documentId ? { documentId: status.documentId } : null;
       },
     },
     workers: {

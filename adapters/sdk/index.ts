@@ -295,6 +295,20 @@ export interface AcceptResult {
   duplicate: boolean;
 }
 
+/** A later word from the network on a document this platform sent (API 2.3): a Peppol MLS, for one. */
+export interface NetworkStatus {
+  /** Which document: the id the network was given for it (our SBDH InstanceIdentifier is the document id) … */
+  documentId?: string;
+  /** … or the network message id it travelled under. */
+  messageId?: string;
+  /** `accepted`: the receiving side took it in (MLS AP); `acknowledged`: received, its checks pending (AB); `rejected`: refused (RE). */
+  status: 'accepted' | 'acknowledged' | 'rejected';
+  /** The network's reasons (MLS reason codes BV, BW, FD, SV …), with a description and where, when given. */
+  reasons: Array<{ code: string; description?: string; location?: string }>;
+  /** What proves it (the status message's id, who sent it), kept with the document's evidence. */
+  evidence: Record<string, string>;
+}
+
 /** A participant the platform's directory knows. */
 export interface DirectoryEntry {
   organizationId: string;
@@ -412,6 +426,14 @@ export interface ConnectorHost {
    * a throw. For parsing, compressing or translating large documents.
    */
   workers: { run<T>(moduleUrl: string, fn: string, args: unknown[], sizeBytes: number): Promise<T> };
+  outbound: {
+    /**
+     * API 2.3: records what the network later says of a document this platform sent (a rejection
+     * moves it to failed, `AP_REJECTED`, with the reasons). Resolves with the document it found, or
+     * null when none of this connector's sent documents matches.
+     */
+    statusReceived(status: NetworkStatus): Promise<{ documentId: string } | null>;
+  };
   inbound: {
     /**
      * Durably stores a document for a local participant and resolves once it is committed:

@@ -11,7 +11,7 @@ import type { ConnectorHost, ConnectorManifest, Logger, Secret, Timer } from '..
 import { call } from '../shared/call.ts';
 import { systemClock } from '../shared/clock.ts';
 import { connectorEnvName, type ConnectorSettings } from '../shared/connector-settings.ts';
-import { receiveInbound } from '../documents/documents.contract.ts';
+import { receiveInbound, recordNetworkStatus } from '../documents/documents.contract.ts';
 import { lookupParticipant } from '../directory/directory.contract.ts';
 import { createHttpClient } from './http-client.ts';
 import { acquireWorkerPool, releaseWorkerPool } from '../shared/worker-pool.ts';
@@ -139,6 +139,9 @@ export function createConnectorHost(broker: ServiceBroker, manifest: ConnectorMa
       },
     },
     workers: { run: (moduleUrl, fn, args, sizeBytes) => workers.run(moduleUrl, fn, args, sizeBytes) },
+    outbound: {
+      statusReceived: (status) => call(broker, recordNetworkStatus, { ...status, connectorId: manifest.id }),
+    },
     inbound: {
       accept: (doc) => call(broker, receiveInbound, { ...doc, connectorId: manifest.id }),
     },

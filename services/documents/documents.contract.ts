@@ -8,7 +8,7 @@ import { objectSchema } from '../shared/json-schema.ts';
 import { LIFECYCLE_ENTRY_SCHEMA, NOTE_SCHEMA, RECIPIENT_ECHO_SCHEMA, SEARCH_FILTER_SCHEMA, SEND_METADATA_SCHEMA } from './document-body.schema.ts';
 import { DOCUMENT_BODY_SCHEMA } from '../../mappings/json/document-schema.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
-import type { AcceptResult, InboundDocument } from '../../adapters/sdk/index.ts';
+import type { AcceptResult, InboundDocument, NetworkStatus } from '../../adapters/sdk/index.ts';
 import type { TransitionRequest } from './lifecycle.ts';
 
 const SERVICE = 'documents';
@@ -407,6 +407,18 @@ export const documentAction = defineAction<ActionParams, DocumentView>(SERVICE, 
     note: { type: 'string', optional: true, min: 1, max: 4096 },
   },
   http: { method: 'POST', path: '/v1/documents/:id/actions', access: 'documents.write', tag: 'Documents', summary: 'link (relatedDocumentId), add-note (note, optional relatedDocumentId), mark-read, mark-unread, archive, unarchive; a link or note with relatedDocumentId on a suspended document (208) completes it (209)', response: documentSchema },
+});
+
+/** Internal (connector host's `outbound.statusReceived`): what the network later says of a sent document. */
+export const recordNetworkStatus = defineAction<NetworkStatus & { connectorId: string }, { documentId: string } | null>(SERVICE, 'recordNetworkStatus', {
+  params: {
+    connectorId: 'string',
+    documentId: { type: 'string', optional: true, min: 1, max: 64 },
+    messageId: { type: 'string', optional: true, min: 1, max: 500 },
+    status: { type: 'enum', values: ['accepted', 'acknowledged', 'rejected'] },
+    reasons: { type: 'array', max: 1000, items: { type: 'object', props: { code: { type: 'string', max: 64 }, description: { type: 'string', optional: true, max: 4096 }, location: { type: 'string', optional: true, max: 4096 } } } },
+    evidence: { type: 'record', key: { type: 'string', max: 64 }, value: { type: 'string', max: 4096 } },
+  },
 });
 
 /**

@@ -19,6 +19,7 @@ import { sendOne, sendBatch } from './send.ts';
 import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from './delivery.ts';
 import { evidence, evidenceBundle } from './evidence.ts';
 import { receiveInbound } from './inbox.ts';
+import { recordNetworkStatus } from './network-status.ts';
 import { listDocuments, runSearch } from './reads.ts';
 import * as representations from './representations.ts';
 import { documentAction, lifecycleView, postLifecycle } from './lifecycle-actions.ts';
@@ -63,6 +64,7 @@ const DocumentsService: ServiceSchema = {
     getLifecycle: implement(contract.getLifecycle, async (ctx) => lifecycleView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
     postLifecycle: implement(contract.postLifecycle, async function (this: DocsThis, ctx) { return postLifecycle.call(this, ctx); }),
     documentAction: implement(contract.documentAction, async function (this: DocsThis, ctx) { return documentAction.call(this, ctx); }),
+    recordNetworkStatus: implement(contract.recordNetworkStatus, async function (this: DocsThis, ctx) { return recordNetworkStatus.call(this, ctx); }),
     receiveInbound: implement(contract.receiveInbound, async function (this: DocsThis, ctx) { return receiveInbound.call(this, ctx); }),
   },
 };

@@ -34,6 +34,7 @@ import type { EvidenceView } from '../../services/documents/documents.contract.t
 import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
+import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID } from '../../mappings/peppol/mls.ts';
 import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
 import { errorXml } from '../../adapters/peppol-kit/as4/messages.ts';
 import { parseMultipartRelated, buildMultipartRelated } from '../../adapters/peppol-kit/as4/mime.ts';
@@ -252,6 +253,51 @@ describe('A sends to B', () => {
     expect(b.hits.get('/flaky')).toBe(2);
     expect(b.host.acceptCalls.filter((d) => d.messageId === `${sent.id}@einv`)).toHaveLength(1);
   }, 60_000);
+});
+
+describe('MLS from the receiving access point', () => {
+  /** B's Message Level Status about a document A sent, as B would send it: an SBD to A's SPID over AS4. */
+  function mlsFromB(responseCode: 'AP' | 'RE', documentId: string, to = '0242:000001') {
+    const mls = buildMls({
+      responseCode, id: `mls-${randomInt(1e9)}`, senderSpid: '0242:000002', receiverSpid: to, referencedMessage: { instanceIdentifier: documentId },
+      ...(responseCode === 'RE' ? { lines: [{ reasonCode: 'BV', description: 'Buyer reference unknown to the buyer', location: '/Invoice/cbc:BuyerReference' }] } : {}),
+    });
+    const sbd = buildSbd(sbdhFor({ documentXml: mls, sender: '0242:000002', receiver: to, documentTypeId: MLS_DOCUMENT_TYPE_ID, processId: MLS_PROCESS_ID, countryC1: 'DK' }), mls);
+    return packUserMessage({
+      header: {
+        messageId: `mls-${randomInt(1e9)}@test`, timestamp: new Date().toISOString(), conversationId: documentId, fromParty: 'POP000002', toParty: 'POP000001',
+        process: { scheme: MLS_PROCESS.scheme, value: MLS_PROCESS_ID }, documentType: { scheme: DOCUMENT_SCHEME, value: MLS_DOCUMENT_TYPE_ID },
+        originalSender: { scheme: PARTICIPANT_SCHEME, value: '0242:000002' }, finalRecipient: { scheme: PARTICIPANT_SCHEME, value: to },
+      },
+      sbd: Buffer.from(sbd), key: { certificate: pki.ap2.certificate, privateKey: pki.ap2.privateKey }, receiverCertificate: pki.ap1.certificate,
+    });
+  }
+  const postToA = async (m: { contentType: string; body: Buffer }) => {
+    const res = await fetch(`${t.baseUrl}/connectors/peppol-as4/as4`, { method: 'POST', headers: { 'content-type': m.contentType }, body: new Uint8Array(m.body) });
+    return readSignal(parseStrictXml(await res.text()));
+  };
+
+  it('an RE fails the delivered document with AP_REJECTED and the reasons (document.failed); an AP leaves it delivered', async () => {
+    const sender = await testSender('as4-mls');
+    const rejected = await sendInvoice(sender, '0088:5790000000011', 'AS4-MLS-RE');
+    const accepted = await sendInvoice(sender, '0088:5790000000011', 'AS4-MLS-AP');
+    for (const d of [rejected, accepted]) expect(await settled(sender.apiKey, d.id)).toMatchObject({ deliveryStatus: 'delivered' });
+
+    expect((await postToA(mlsFromB('RE', rejected.id))).kind).toBe('receipt');
+    expect((await postToA(mlsFromB('AP', accepted.id))).kind).toBe('receipt');
+    const after = (await api<DocumentView>(t.baseUrl, 'GET', `/v1/documents/${rejected.id}`, { key: sender.apiKey })).body;
+    expect(after).toMatchObject({ status: 'rejected', deliveryStatus: 'failed', errorCode: 'AP_REJECTED' });
+    expect(after.errorMessage).toContain('BV Buyer reference unknown to the buyer at /Invoice/cbc:BuyerReference');
+    expect((await api<DocumentView>(t.baseUrl, 'GET', `/v1/documents/${accepted.id}`, { key: sender.apiKey })).body).toMatchObject({ deliveryStatus: 'delivered', errorCode: null });
+    const events = await api<{ data: Array<{ type: string; data: { documentId: string; errorCode?: string } }> }>(t.baseUrl, 'GET', '/v1/events?limit=50', { key: sender.apiKey });
+    expect(events.body.data.find((e) => e.type === 'document.failed' && e.data.documentId === rejected.id)?.data.errorCode).toBe('AP_REJECTED');
+    expect((await evidenceOf(sender.apiKey, rejected.id)).details).toMatchObject({ 'status.responseCode': 'RE', 'status.status': 'rejected', 'status.from': 'POP000002' });
+  }, 60_000);
+
+  it('an MLS for another SPID is not ours: EBMS:0004 PEPPOL:NOT_SERVICED', async () => {
+    const signal = await postToA(mlsFromB('AP', 'doc_unknown', '0242:000009'));
+    expect(signal).toMatchObject({ kind: 'error', errors: [{ code: 'EBMS:0004', detail: 'PEPPOL:NOT_SERVICED' }] });
+  });
 });
 
 describe('B sends to A', () => {
