@@ -12,12 +12,13 @@ import { createHash } from 'node:crypto';
 import type { ConnectorHost, InboundRequest, InboundResponse, NetworkStatus } from '../sdk/index.ts';
 import { apiTypeOfDocumentId } from '../../mappings/identifiers/peppol-network.ts';
 import { sameParticipant } from '../../mappings/peppol/sbdh.ts';
-import { MLS_DOCUMENT_TYPE_ID, readMls, SPIS_SCHEME, type Mls } from '../../mappings/peppol/mls.ts';
+import { MLS_DOCUMENT_TYPE_ID, readMls, type Mls } from '../../mappings/peppol/mls.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { As4Error, isEbmsCode, PEPPOL } from '../peppol-kit/as4/ebms.ts';
 import { unpackUserMessage, type UnpackedMessage } from '../peppol-kit/as4/exchange.ts';
 import { errorXml, receiptXml } from '../peppol-kit/as4/messages.ts';
 import { accessPointOf, type AccessPoint } from './access-point.ts';
+import { mlsFor, scheduleMls, spidOf } from './mls.ts';
 import type { Outcome, ReceivedDocument } from './documents.ts';
 
 const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
@@ -83,7 +84,7 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     // The receipt is made before the hand-off so its evidence is stored with the document; it goes back only once stored.
     const receipt = receiptXml({ refToMessageId: header.messageId, references: message.references, key: identity, now: host.clock.now() });
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const { duplicate } = await host.inbound.accept({
+    const accepted = await host.inbound.accept({
       messageId: header.messageId, livemode: ap.livemode, type, number: opened.number,
       sender: { peppolId: h.sender.value, name: opened.sellerName },
       recipient: { peppolId: entry.peppolId, organizationId: entry.organizationId, companyId: entry.companyId, name: entry.name },
@@ -98,8 +99,11 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
         },
       },
     });
-    // Stored (or stored before, for a repeat): only now the receipt, with the digests the sender signed.
-    host.log.info(`peppol-as4: received ${header.messageId}${duplicate ? ' (again: receipt repeated)' : ''}`, {
+    // Stored (or stored before, for a repeat): only now the receipt, with the digests the sender signed;
+    // the MLS the document calls for follows it, off this request.
+    const mls = mlsFor(accepted, h, header.fromParty);
+    if (mls) scheduleMls(host, ap, mls);
+    host.log.info(`peppol-as4: received ${header.messageId}${accepted.duplicate ? ' (again: receipt repeated)' : ''}`, {
       from: header.fromParty, instance: h.instanceIdentifier, receipt: receipt.messageId, sha256,
     });
     return { status: 200, headers: SOAP, body: receipt.xml };
@@ -108,9 +112,6 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     throw err; // the platform answers 503: the sender tries again, nothing was stored
   }
 }
-
-/** Our service provider id (SPIS, ICD 0242 + the seat id's digits): where MLS messages for us are addressed. */
-export const spidOf = (seatId: string): string => `${SPIS_SCHEME}:${seatId.slice(3)}`;
 
 const MLS_STATUS: Record<Mls['responseCode'], NetworkStatus['status']> = { AP: 'accepted', AB: 'acknowledged', RE: 'rejected' };
 

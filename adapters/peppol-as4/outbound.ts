@@ -13,13 +13,80 @@ import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { as4EndpointOf } from '../peppol-kit/recipients.ts';
 import { As4Error, EBMS_ERRORS, isEbmsCode } from '../peppol-kit/as4/ebms.ts';
 import { checkAnswer, packUserMessage } from '../peppol-kit/as4/exchange.ts';
-import { accessPointOf } from './access-point.ts';
+import { accessPointOf, type AccessPoint } from './access-point.ts';
 import type { EnvelopeInput, Outcome } from './documents.ts';
 
 /** The AS4 MessageId of a document: the same on every re-send, so the receiver can tell a repeat. */
 export const messageIdOf = (documentId: string): string => `${documentId}@einv`;
 
 const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
+
+/** Where one exchange goes, once discovery, the receiver's certificate and the destination's breaker allow it. */
+export interface Destination {
+  participantId: string;
+  endpointUrl: string;
+  receiverCertificate: X509Certificate;
+  /** Base64 DER, as the SMP publishes it. */
+  certificate: string;
+  receiverSeat: string;
+}
+
+/** The participant's AS4 endpoint for a document type, its certificate checked before anything is encrypted for it. */
+export async function destinationOf(host: ConnectorHost, ap: AccessPoint, participantId: string, documentTypeId: string, what: string): Promise<Destination> {
+  const found = await as4EndpointOf(host, participantId, documentTypeId);
+  if (!found.smpUrl) throw ConnectorError.permanent('RECIPIENT_NOT_FOUND', `${participantId} is not registered on the Peppol network`);
+  const endpoint = found.endpoint;
+  if (!endpoint) throw ConnectorError.permanent('RECIPIENT_CANNOT_RECEIVE', `${participantId} does not receive ${what} over Peppol AS4`);
+  if (host.config.requireHttps !== false && !endpoint.url.startsWith('https://')) throw ConnectorError.permanent('AP_ENDPOINT_INVALID', `the access point URL ${endpoint.url} is not HTTPS`);
+  let receiverCertificate: X509Certificate;
+  try {
+    receiverCertificate = new X509Certificate(Buffer.from(endpoint.certificate, 'base64'));
+  } catch {
+    throw ConnectorError.permanent('AP_CERTIFICATE_INVALID', `the SMP publishes no readable certificate for ${participantId}`);
+  }
+  const now = host.clock.now();
+  // Checked before anything is encrypted for it ("verified upon fetching from the SMP").
+  const receiver = await checkApCertificate(receiverCertificate, { trust: ap.trust, now, ...(ap.revocation ? { revocation: ap.revocation } : {}) });
+  if (!receiver.ok) throw ConnectorError.permanent('AP_CERTIFICATE_INVALID', `the receiving access point's certificate is refused (${receiver.problem}): ${receiver.message}`);
+  const blocked = ap.breakers.blockedFor(endpoint.url, now.getTime());
+  if (blocked > 0) throw ConnectorError.transient('DESTINATION_UNAVAILABLE', `${endpoint.url} failed repeatedly; next try in ${Math.ceil(blocked / 1000)} s`);
+  return { participantId, endpointUrl: endpoint.url, receiverCertificate, certificate: endpoint.certificate, receiverSeat: receiver.seatId! };
+}
+
+/** One SBD, already gzipped, to a destination: the signed and encrypted UserMessage, POSTed, and the answer judged. */
+export async function exchangeWith(host: ConnectorHost, ap: AccessPoint, dest: Destination, input: {
+  messageId: string; conversationId: string; instanceIdentifier: string; originalSender: string;
+  documentTypeId: string; process: { scheme: string; value: string }; compressedSbd: Uint8Array; payloadSha256: string;
+}): Promise<SendResult> {
+  const identity = ap.identity!;
+  const packed = packUserMessage({
+    header: {
+      messageId: input.messageId, timestamp: host.clock.now().toISOString(), conversationId: input.conversationId,
+      fromParty: identity.seatId, toParty: dest.receiverSeat, process: input.process,
+      documentType: { scheme: DOCUMENT_SCHEME, value: input.documentTypeId },
+      originalSender: { scheme: PARTICIPANT_SCHEME, value: input.originalSender },
+      finalRecipient: { scheme: PARTICIPANT_SCHEME, value: dest.participantId },
+    },
+    compressedSbd: Buffer.from(input.compressedSbd.buffer, input.compressedSbd.byteOffset, input.compressedSbd.byteLength), key: identity, receiverCertificate: dest.receiverCertificate,
+  });
+  let status: number;
+  let answer: string;
+  try {
+    const res = await host.http.request(dest.endpointUrl, {
+      method: 'POST', headers: { 'content-type': packed.contentType, 'mime-version': '1.0' }, body: packed.body, timeoutMs: Number(host.config.sendTimeoutMs ?? 60_000),
+    });
+    status = res.status;
+    answer = res.text();
+  } catch (err) {
+    ap.breakers.failed(dest.endpointUrl, Date.now());
+    throw err;
+  }
+  const facts = { endpointUrl: dest.endpointUrl, receiverSeat: dest.receiverSeat, receiverCertificate: dest.certificate, documentTypeId: input.documentTypeId, processId: input.process.value, instanceIdentifier: input.instanceIdentifier, payloadSha256: input.payloadSha256 };
+  const outcome = await judge(answer, status, packed, facts, dest.receiverCertificate, host);
+  if (outcome.outcome === 'transient') ap.breakers.failed(dest.endpointUrl, Date.now());
+  else ap.breakers.succeeded(dest.endpointUrl);
+  return outcome;
+}
 
 export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
   const ap = accessPointOf(host);
@@ -33,65 +100,23 @@ export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost)
   if (!xml || !(message.payload.syntax ?? 'ubl').startsWith('ubl')) throw ConnectorError.permanent('UNSUPPORTED_SYNTAX', 'Peppol BIS Billing is UBL 2.1: the document has no UBL form');
   if (!message.sender.peppolId) throw ConnectorError.permanent('SBDH_ERROR', 'the sending company has no Peppol participant id');
 
-  const found = await as4EndpointOf(host, recipient, documentTypeId);
-  if (!found.smpUrl) throw ConnectorError.permanent('RECIPIENT_NOT_FOUND', `${recipient} is not registered on the Peppol network`);
-  const endpoint = found.endpoint;
-  if (!endpoint) throw ConnectorError.permanent('RECIPIENT_CANNOT_RECEIVE', `${recipient} does not receive ${message.type} over Peppol AS4`);
-  if (host.config.requireHttps !== false && !endpoint.url.startsWith('https://')) throw ConnectorError.permanent('AP_ENDPOINT_INVALID', `the access point URL ${endpoint.url} is not HTTPS`);
-  let receiverCertificate: X509Certificate;
-  try {
-    receiverCertificate = new X509Certificate(Buffer.from(endpoint.certificate, 'base64'));
-  } catch {
-    throw ConnectorError.permanent('AP_CERTIFICATE_INVALID', `the SMP publishes no readable certificate for ${recipient}`);
-  }
-  const now = host.clock.now();
-  // Checked before anything is encrypted for it ("verified upon fetching from the SMP").
-  const receiver = await checkApCertificate(receiverCertificate, { trust: ap.trust, now, ...(ap.revocation ? { revocation: ap.revocation } : {}) });
-  if (!receiver.ok) throw ConnectorError.permanent('AP_CERTIFICATE_INVALID', `the receiving access point's certificate is refused (${receiver.problem}): ${receiver.message}`);
-
-  const blocked = ap.breakers.blockedFor(endpoint.url, now.getTime());
-  if (blocked > 0) throw ConnectorError.transient('DESTINATION_UNAVAILABLE', `${endpoint.url} failed repeatedly; next try in ${Math.ceil(blocked / 1000)} s`);
-
+  const dest = await destinationOf(host, ap, recipient, documentTypeId, message.type);
   const seller = (message.payload.normalized as { seller?: { address?: { country?: string } } } | undefined)?.seller;
   const envelope: EnvelopeInput = {
     documentXml: xml, sender: message.sender.peppolId, receiver: recipient, documentTypeId, processId: BILLING_PROCESS.value,
     ...(seller?.address?.country ? { countryC1: seller.address.country } : {}), countryC1Fallback: String(host.config.countryC1 ?? ''),
-    instanceIdentifier: message.documentId, now: now.toISOString(),
+    instanceIdentifier: message.documentId, now: host.clock.now().toISOString(),
   };
   const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [envelope], xml.length);
   if (!wrapped.ok) throw ConnectorError.permanent(wrapped.code, wrapped.message);
-  const packed = packUserMessage({
-    header: {
-      messageId: messageIdOf(message.documentId), timestamp: now.toISOString(), conversationId: message.documentId,
-      fromParty: ap.identity.seatId, toParty: receiver.seatId!,
-      process: { scheme: BILLING_PROCESS.scheme, value: BILLING_PROCESS.value },
-      documentType: { scheme: DOCUMENT_SCHEME, value: documentTypeId },
-      originalSender: { scheme: PARTICIPANT_SCHEME, value: message.sender.peppolId },
-      finalRecipient: { scheme: PARTICIPANT_SCHEME, value: recipient },
-    },
-    compressedSbd: Buffer.from(wrapped.compressedSbd.buffer, wrapped.compressedSbd.byteOffset, wrapped.compressedSbd.byteLength), key: ap.identity, receiverCertificate,
+  return exchangeWith(host, ap, dest, {
+    messageId: messageIdOf(message.documentId), conversationId: message.documentId, instanceIdentifier: message.documentId,
+    originalSender: message.sender.peppolId, documentTypeId, process: BILLING_PROCESS, compressedSbd: wrapped.compressedSbd,
+    payloadSha256: createHash('sha256').update(xml).digest('hex'),
   });
-
-  let status: number;
-  let answer: string;
-  try {
-    const res = await host.http.request(endpoint.url, {
-      method: 'POST', headers: { 'content-type': packed.contentType, 'mime-version': '1.0' }, body: packed.body, timeoutMs: Number(host.config.sendTimeoutMs ?? 60_000),
-    });
-    status = res.status;
-    answer = res.text();
-  } catch (err) {
-    ap.breakers.failed(endpoint.url, Date.now());
-    throw err;
-  }
-  const exchange = { endpointUrl: endpoint.url, receiverSeat: receiver.seatId!, receiverCertificate: endpoint.certificate, documentTypeId, instanceIdentifier: message.documentId, xml };
-  const outcome = await judge(answer, status, packed, exchange, receiverCertificate, host);
-  if (outcome.outcome === 'transient') ap.breakers.failed(endpoint.url, Date.now());
-  else ap.breakers.succeeded(endpoint.url);
-  return outcome;
 }
 
-interface ExchangeFacts { endpointUrl: string; receiverSeat: string; receiverCertificate: string; documentTypeId: string; instanceIdentifier: string; xml: string }
+interface ExchangeFacts { endpointUrl: string; receiverSeat: string; receiverCertificate: string; documentTypeId: string; processId: string; instanceIdentifier: string; payloadSha256: string }
 
 /** What the receiver's answer means for the document. */
 async function judge(answer: string, status: number, sent: { messageId: string; references: Parameters<typeof checkAnswer>[1]['references'] }, exchange: ExchangeFacts, receiverCertificate: X509Certificate, host: ConnectorHost): Promise<SendResult> {
@@ -131,10 +156,10 @@ async function judge(answer: string, status: number, sent: { messageId: string; 
     outcome: 'delivered', messageId: sent.messageId,
     evidence: {
       messageId: sent.messageId, instanceIdentifier: exchange.instanceIdentifier, exchangedAt: host.clock.now().toISOString(),
-      payloadSha256: createHash('sha256').update(exchange.xml).digest('hex'),
+      payloadSha256: exchange.payloadSha256,
       counterpartAccessPoint: exchange.receiverSeat, counterpartCertificate: exchange.receiverCertificate, endpointUrl: exchange.endpointUrl,
       receipt: Buffer.from(verdict.receiptXml).toString('base64'), receiptMessageId: verdict.receiptMessageId,
-      details: { documentTypeId: exchange.documentTypeId, processId: BILLING_PROCESS.value },
+      details: { documentTypeId: exchange.documentTypeId, processId: exchange.processId },
     },
   };
 }

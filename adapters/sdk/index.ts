@@ -293,6 +293,12 @@ export interface AcceptResult {
    * business document already received is stored, `duplicate: false`, and marked by the platform.)
    */
   duplicate: boolean;
+  /**
+   * API 2.3: the platform's verdict on the document it stored (the rules its CustomizationID and the
+   * network select; the first findings), when it could validate it — what a Peppol access point's
+   * MLS reports back to the sender.
+   */
+  validation?: { valid: boolean; findings: Array<{ rule: string; severity: string; message: string; location: string }> };
 }
 
 /** A later word from the network on a document this platform sent (API 2.3): a Peppol MLS, for one. */

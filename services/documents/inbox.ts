@@ -91,7 +91,7 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
         }
         await tx.flush();
       });
-      return { documentId: id, duplicate: false };
+      return { documentId: id, duplicate: false, ...(validation ? { validation: { valid: validation.valid, findings: validation.findings } } : {}) };
     } catch (err) {
       if ((err as { name?: string }).name !== 'UniqueConstraintViolationException') throw err;
       const first = await em.fork().findOne(Document, { $or: [{ connectorId: p.connectorId, connectorMessageId: p.messageId }, { organizationId: organization.id, counterpartId: p.messageId }], direction: 'incoming' }, { fields: ['id'] });

@@ -150,7 +150,7 @@ beforeAll(async () => {
   t = await startTestApp();
   b = await startAccessPointB(smpTrustFile, apTrustFile, pki.ap2);
   bSmp = await startSmpOfB(pki.ap2);
-  for (const [participant, path] of [['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky']] as const) {
+  for (const [participant, path] of [['0242:000002', '/as4'], ['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky']] as const) {
     bSmp.publish(participant, path);
   }
 }, 60_000);
@@ -347,13 +347,20 @@ describe('B sends to A', () => {
     expect(verifySignature(parseStrictXml(evidence.receipt!)).signer.subject).toContain('CN=POP000001');
   }, 60_000);
 
-  it('an invoice breaking the rules is stored all the same, with the verdict: invalid, the rules it breaks', async () => {
+  it('an invoice breaking the rules is stored all the same, with the verdict: invalid, the rules it breaks — and an MLS RE goes back to the sender', async () => {
     const xml = (await ublInvoice('B2A-BAD')).replace(/<cbc:BuyerReference>[^<]*<\/cbc:BuyerReference>/, '');
-    expect(await peppolAs4.send!(messageFromB(xml, `b2a_${randomInt(1e9)}`), b.host)).toMatchObject({ outcome: 'delivered' });
+    const message = messageFromB(xml, `b2a_${randomInt(1e9)}`);
+    expect(await peppolAs4.send!(message, b.host)).toMatchObject({ outcome: 'delivered' });
     const inbox = await api<{ data: Array<{ number: string; validation: { valid: boolean; errors: number; findings: Array<{ rule: string }> } }> }>(t.baseUrl, 'GET', '/v1/documents?direction=incoming', { key: owner });
     const stored = inbox.body.data.find((d) => d.number === 'B2A-BAD')!;
     expect(stored.validation).toMatchObject({ valid: false, errors: expect.any(Number) });
     expect(stored.validation.findings.map((f) => f.rule)).toContain('PEPPOL-EN16931-R003');
+    // A, having found it invalid, sends B an MLS RE (to B's SPID, found through the SML and B's SMP); B moves its copy.
+    const update = await eventually(async () => b.host.statusUpdates.find((u) => u.documentId === message.documentId), 15_000, 'the MLS at B');
+    expect(update).toMatchObject({ status: 'rejected', evidence: { responseCode: 'RE', from: 'POP000001', senderSpid: '0242:000001' } });
+    expect(update.reasons.find((r) => r.description?.startsWith('PEPPOL-EN16931-R003'))).toMatchObject({ code: 'BV' });
+    // A valid invoice under the default MLS_TYPE (failure only) gets none.
+    expect(b.host.statusUpdates.filter((u) => u.documentId !== message.documentId)).toEqual([]);
   }, 60_000);
 
   describe("A's inbound endpoint refuses (test plan §10 level 3)", () => {

@@ -1,0 +1,72 @@
+/**
+ * Message Level Status back to the sending access point (Peppol MLS 1.0): once a business document
+ * is stored, an RE when the platform found it invalid (each fatal finding a BV line), an AP when the
+ * sender asked for every status (SBDH MLS_TYPE ALWAYS_SEND), nothing otherwise (FAILURE_ONLY, the
+ * default). It goes to the SBDH's MLS_TO when one is given, else to the sending access point's SPID,
+ * as a Peppol message of its own, after the receipt has gone back; a failed attempt is tried again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AcceptResult, ConnectorHost } from '../sdk/index.ts';
+import type { SbdhHeader } from '../../mappings/peppol/sbdh.ts';
+import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID, type MlsLine } from '../../mappings/peppol/mls.ts';
+import type { AccessPoint } from './access-point.ts';
+import type { Outcome } from './documents.ts';
+import { destinationOf, exchangeWith } from './outbound.ts';
+
+const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
+const ATTEMPTS = 3;
+const RETRY_MS = 30_000;
+
+/** Our service provider id (SPIS, ICD 0242 + the seat id's digits): where MLS messages for us are addressed. */
+export const spidOf = (seatId: string): string => `0242:${seatId.slice(3)}`;
+
+export interface MlsToSend { to: string; responseCode: 'AP' | 'RE'; lines: MlsLine[]; instanceIdentifier: string }
+
+/** Which MLS, if any, a stored document calls for. */
+export function mlsFor(accepted: AcceptResult, sbdh: SbdhHeader, senderSeat: string): MlsToSend | null {
+  if (accepted.duplicate || !accepted.validation) return null;
+  const to = sbdh.mlsTo?.value ?? spidOf(senderSeat);
+  if (!accepted.validation.valid) {
+    const lines = accepted.validation.findings.filter((f) => f.severity === 'fatal')
+      .map((f) => ({ reasonCode: 'BV', description: `${f.rule}: ${f.message}`.slice(0, 1000), ...(f.location ? { location: f.location } : {}) }));
+    return { to, responseCode: 'RE', lines: lines.length ? lines : [{ reasonCode: 'BV', description: 'The document does not pass the business rules' }], instanceIdentifier: sbdh.instanceIdentifier };
+  }
+  return sbdh.mlsType === 'ALWAYS_SEND' ? { to, responseCode: 'AP', lines: [], instanceIdentifier: sbdh.instanceIdentifier } : null;
+}
+
+/** Sends it off the request that received the document; tries again after a while when the network fails. */
+export function scheduleMls(host: ConnectorHost, ap: AccessPoint, mls: MlsToSend, attempt = 1): void {
+  host.scheduler.after(attempt === 1 ? 0 : RETRY_MS * (attempt - 1), async () => {
+    try {
+      const outcome = await sendMls(host, ap, mls);
+      if (outcome === 'sent') return host.log.info(`peppol-as4: MLS ${mls.responseCode} for ${mls.instanceIdentifier} sent to ${mls.to}`);
+      if (outcome !== 'retry') return host.log.warn(`peppol-as4: MLS for ${mls.instanceIdentifier} to ${mls.to} refused: ${outcome}`);
+    } catch (err) {
+      host.log.warn(`peppol-as4: MLS for ${mls.instanceIdentifier} to ${mls.to} failed (attempt ${attempt}): ${(err as Error).message}`);
+      if ((err as { kind?: string }).kind === 'permanent') return;
+    }
+    if (attempt < ATTEMPTS) scheduleMls(host, ap, mls, attempt + 1);
+  });
+}
+
+async function sendMls(host: ConnectorHost, ap: AccessPoint, mls: MlsToSend): Promise<'sent' | 'retry' | string> {
+  const identity = ap.identity!;
+  const ours = spidOf(identity.seatId);
+  const id = randomUUID();
+  const xml = buildMls({ responseCode: mls.responseCode, id, now: host.clock.now(), senderSpid: ours, receiverSpid: mls.to, referencedMessage: { instanceIdentifier: mls.instanceIdentifier }, lines: mls.lines });
+  const dest = await destinationOf(host, ap, mls.to, MLS_DOCUMENT_TYPE_ID, 'MLS');
+  // C1 of an MLS is this access point: its country is its certificate's.
+  const country = /^C=([A-Z]{2})$/m.exec(identity.certificate.subject)?.[1] ?? String(host.config.countryC1 ?? '');
+  const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
+    documentXml: xml, sender: ours, receiver: mls.to, documentTypeId: MLS_DOCUMENT_TYPE_ID, processId: MLS_PROCESS_ID,
+    countryC1: country, countryC1Fallback: country, instanceIdentifier: id, now: host.clock.now().toISOString(),
+  }], xml.length);
+  if (!wrapped.ok) return `${wrapped.code}: ${wrapped.message}`;
+  const outcome = await exchangeWith(host, ap, dest, {
+    messageId: `${id}@einv`, conversationId: mls.instanceIdentifier, instanceIdentifier: id, originalSender: ours,
+    documentTypeId: MLS_DOCUMENT_TYPE_ID, process: MLS_PROCESS, compressedSbd: wrapped.compressedSbd, payloadSha256: '',
+  });
+  if (outcome.outcome === 'delivered') return 'sent';
+  if (outcome.outcome === 'transient') return 'retry';
+  return outcome.outcome === 'rejected' ? `${outcome.errorCode}: ${outcome.errorMessage}` : 'retry';
+}
