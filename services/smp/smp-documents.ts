@@ -5,6 +5,7 @@
  * inclusive C14N 1.0, KeyInfo with the subject name and certificate). Built with xmlbuilder2,
  * signed with xml-crypto. Pure apart from the key it is given.
  */
+import { MLS_DOCUMENT_TYPE_ID } from '../../mappings/peppol/mls.ts';
 import { create } from 'xmlbuilder2';
 import { SignedXml } from 'xml-crypto';
 import type { SmpKeys } from './smp-keys.ts';
@@ -18,12 +19,15 @@ const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 /** Peppol BIS Billing 3.0 document types a registered company receives. */
 export const RECEIVED_DOCUMENT_TYPES: readonly string[] = Object.values(BILLING_DOCUMENT_TYPES);
 
-export function serviceGroupXml(smpBaseUrl: string, participantId: string): string {
+/** What our service provider id (SPID, 0242:…) receives: Peppol MLS, under the MLS process. */
+export const SPID_DOCUMENT_TYPES: readonly string[] = [MLS_DOCUMENT_TYPE_ID];
+
+export function serviceGroupXml(smpBaseUrl: string, participantId: string, documentTypes: readonly string[] = RECEIVED_DOCUMENT_TYPES): string {
   const doc = create({ version: '1.0', encoding: 'UTF-8' })
     .ele(SMP_NS, 'smp:ServiceGroup').att('xmlns:id', IDS_NS);
   doc.ele(IDS_NS, 'id:ParticipantIdentifier').att('scheme', PARTICIPANT_SCHEME).txt(participantId);
   const refs = doc.ele(SMP_NS, 'smp:ServiceMetadataReferenceCollection');
-  for (const type of RECEIVED_DOCUMENT_TYPES) refs.ele(SMP_NS, 'smp:ServiceMetadataReference').att('href', serviceMetadataUrl(smpBaseUrl, participantId, type));
+  for (const type of documentTypes) refs.ele(SMP_NS, 'smp:ServiceMetadataReference').att('href', serviceMetadataUrl(smpBaseUrl, participantId, type));
   return doc.end({ prettyPrint: false });
 }
 
@@ -34,15 +38,15 @@ export interface EndpointFacts {
   technicalContactUrl: string;
 }
 
-export function signedServiceMetadataXml(participantId: string, documentTypeId: string, endpoint: EndpointFacts, keys: SmpKeys): string {
+export function signedServiceMetadataXml(participantId: string, documentTypeId: string, endpoint: EndpointFacts, keys: SmpKeys, process: { scheme: string; value: string } = BILLING_PROCESS): string {
   const root = create({ version: '1.0', encoding: 'UTF-8' })
     .ele(SMP_NS, 'smp:SignedServiceMetadata').att('xmlns:id', IDS_NS).att('xmlns:wsa', WSA_NS);
   const info = root.ele(SMP_NS, 'smp:ServiceMetadata').ele(SMP_NS, 'smp:ServiceInformation');
   info.ele(IDS_NS, 'id:ParticipantIdentifier').att('scheme', PARTICIPANT_SCHEME).txt(participantId);
   info.ele(IDS_NS, 'id:DocumentIdentifier').att('scheme', DOCUMENT_SCHEME).txt(documentTypeId);
-  const process = info.ele(SMP_NS, 'smp:ProcessList').ele(SMP_NS, 'smp:Process');
-  process.ele(IDS_NS, 'id:ProcessIdentifier').att('scheme', BILLING_PROCESS.scheme).txt(BILLING_PROCESS.value);
-  const ep = process.ele(SMP_NS, 'smp:ServiceEndpointList').ele(SMP_NS, 'smp:Endpoint').att('transportProfile', AS4_TRANSPORT_PROFILE);
+  const processEl = info.ele(SMP_NS, 'smp:ProcessList').ele(SMP_NS, 'smp:Process');
+  processEl.ele(IDS_NS, 'id:ProcessIdentifier').att('scheme', process.scheme).txt(process.value);
+  const ep = processEl.ele(SMP_NS, 'smp:ServiceEndpointList').ele(SMP_NS, 'smp:Endpoint').att('transportProfile', AS4_TRANSPORT_PROFILE);
   ep.ele(WSA_NS, 'wsa:EndpointReference').ele(WSA_NS, 'wsa:Address').txt(endpoint.address);
   ep.ele(SMP_NS, 'smp:RequireBusinessLevelSignature').txt('false');
   ep.ele(SMP_NS, 'smp:Certificate').txt(keys.apCertificateDer);

@@ -18,6 +18,17 @@ export interface SmpKeys {
   apCertificateDer: string;
   /** True when made here for a development start. */
   generated: boolean;
+  /**
+   * Our service provider id (Peppol SPIS: 0242 + the seat id's digits) when the published access
+   * point certificate carries a seat id as its CN: the participant MLS messages for us go to.
+   */
+  spid: string | null;
+}
+
+/** 0242:<digits> of a Peppol seat id CN (POP000306 → 0242:000306), or null. */
+function spidOfCertificate(pem: string): string | null {
+  const cn = /^CN=(P[A-Z]{2}[0-9]{6})$/m.exec(new X509Certificate(pem).subject)?.[1];
+  return cn ? `0242:${cn.slice(3)}` : null;
 }
 
 const derOf = (pem: string) => new X509Certificate(pem).raw.toString('base64');
@@ -50,6 +61,6 @@ export function smpKeys(): SmpKeys {
     ? { privateKeyPem: readFileSync(cfg.keyFile!, 'utf8'), certificatePem: readFileSync(cfg.certificateFile!, 'utf8') }
     : developmentPair();
   const apPem = cfg.apCertificateFile ? readFileSync(cfg.apCertificateFile, 'utf8') : pair.certificatePem;
-  keys = { ...pair, subjectName: subjectOf(pair.certificatePem), apCertificateDer: derOf(apPem), generated: !configured };
+  keys = { ...pair, subjectName: subjectOf(pair.certificatePem), apCertificateDer: derOf(apPem), generated: !configured, spid: cfg.apCertificateFile ? spidOfCertificate(apPem) : null };
   return keys;
 }

@@ -14,8 +14,9 @@ import { SmlClient, SmlError } from './sml-client.ts';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { smpKeys } from './smp-keys.ts';
-import { RECEIVED_DOCUMENT_TYPES, serviceGroupXml, signedServiceMetadataXml } from './smp-documents.ts';
-import { DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { RECEIVED_DOCUMENT_TYPES, SPID_DOCUMENT_TYPES, serviceGroupXml, signedServiceMetadataXml } from './smp-documents.ts';
+import { MLS_PROCESS } from '../../mappings/peppol/mls.ts';
+import { BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 
 const notRegistered = (what: string) => new DomainError('RESOURCE_NOT_FOUND', `${what} is not published by this SMP`);
 
@@ -24,12 +25,15 @@ function unscheme(value: string, scheme: string): string | undefined {
   return value.toLowerCase().startsWith(`${scheme}::`) ? value.slice(scheme.length + 2) : undefined;
 }
 
-async function published(ctx: Context<{ participant: string }>): Promise<string> {
+/** The participant as published: our own SPID (MLS for this access point), or a company registered here. */
+async function published(ctx: Context<{ participant: string }>): Promise<{ participantId: string; spid: boolean }> {
   const id = unscheme(ctx.params.participant, PARTICIPANT_SCHEME);
   if (!id) throw notRegistered(`Participant ${ctx.params.participant}`);
+  const spid = smpKeys().spid;
+  if (spid && id.toLowerCase() === spid) return { participantId: spid, spid: true };
   const company = await call(ctx, registeredParticipant, { peppolId: id, livemode: loadConfig().smp.mode === 'live' });
   if (!company?.peppolId) throw notRegistered(`Participant ${ctx.params.participant}`);
-  return company.peppolId;
+  return { participantId: company.peppolId, spid: false };
 }
 
 function asXml(ctx: Context): void {
@@ -75,22 +79,22 @@ const SmpService: ServiceSchema = {
 
   actions: {
     serviceGroup: implement(serviceGroup, async (ctx) => {
-      const participantId = await published(ctx);
+      const { participantId, spid } = await published(ctx);
       asXml(ctx);
-      return serviceGroupXml(`${loadConfig().publicUrl}/smp`, participantId);
+      return serviceGroupXml(`${loadConfig().publicUrl}/smp`, participantId, spid ? SPID_DOCUMENT_TYPES : RECEIVED_DOCUMENT_TYPES);
     }),
 
     serviceMetadata: implement(serviceMetadata, async (ctx) => {
-      const participantId = await published(ctx);
+      const { participantId, spid } = await published(ctx);
       const documentTypeId = unscheme(ctx.params.document, DOCUMENT_SCHEME);
-      if (!documentTypeId || !RECEIVED_DOCUMENT_TYPES.includes(documentTypeId)) throw notRegistered(`Document type ${ctx.params.document}`);
+      if (!documentTypeId || !(spid ? SPID_DOCUMENT_TYPES : RECEIVED_DOCUMENT_TYPES).includes(documentTypeId)) throw notRegistered(`Document type ${ctx.params.document}`);
       asXml(ctx);
       const publicUrl = loadConfig().publicUrl;
       return signedServiceMetadataXml(participantId, documentTypeId, {
         address: `${publicUrl}/connectors/peppol-as4/as4`,
         serviceDescription: 'Open e-invoicing exchange API access point',
         technicalContactUrl: `${publicUrl}/docs`,
-      }, smpKeys());
+      }, smpKeys(), spid ? MLS_PROCESS : BILLING_PROCESS);
     }),
 
     smlRegister: implement(smlRegister, async function (this: SmpThis, ctx) {

@@ -36,6 +36,7 @@ import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_S
 import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
 import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID } from '../../mappings/peppol/mls.ts';
 import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
+import { as4EndpointOf } from '../../adapters/peppol-kit/recipients.ts';
 import { errorXml } from '../../adapters/peppol-kit/as4/messages.ts';
 import { parseMultipartRelated, buildMultipartRelated } from '../../adapters/peppol-kit/as4/mime.ts';
 import { readSignal } from '../../adapters/peppol-kit/as4/messages.ts';
@@ -293,6 +294,15 @@ describe('MLS from the receiving access point', () => {
     expect(events.body.data.find((e) => e.type === 'document.failed' && e.data.documentId === rejected.id)?.data.errorCode).toBe('AP_REJECTED');
     expect((await evidenceOf(sender.apiKey, rejected.id)).details).toMatchObject({ 'status.responseCode': 'RE', 'status.status': 'rejected', 'status.from': 'POP000002' });
   }, 60_000);
+
+  it("A's SMP publishes A's SPID (0242 + its seat digits) for MLS, so B finds where to send them", async () => {
+    sml.register('0242:000001', `${t.baseUrl}/smp`);
+    const found = await as4EndpointOf(b.host, '0242:000001', MLS_DOCUMENT_TYPE_ID);
+    expect(found.endpoint?.url).toBe(`${t.baseUrl}/connectors/peppol-as4/as4`);
+    expect(new X509Certificate(Buffer.from(found.endpoint!.certificate, 'base64')).subject).toContain('CN=POP000001');
+    expect(found.documentTypeIds).toEqual([expect.stringContaining(MLS_DOCUMENT_TYPE_ID)]);
+    expect((await as4EndpointOf(b.host, '0242:000001', BILLING_DOCUMENT_TYPES.invoice)).endpoint).toBeUndefined();
+  });
 
   it('an MLS for another SPID is not ours: EBMS:0004 PEPPOL:NOT_SERVICED', async () => {
     const signal = await postToA(mlsFromB('AP', 'doc_unknown', '0242:000009'));
