@@ -18,7 +18,10 @@ import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
 import { freePort } from '../support/servers.ts';
 import { createPeppolTestPki, startRevocationServer, type PeppolTestPki, type RevocationServer } from '../support/peppol-pki.ts';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
-import { naptrName } from '../../mappings/identifiers/peppol-network.ts';
+import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME, naptrName } from '../../mappings/identifiers/peppol-network.ts';
+import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
+import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
+import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import type { ReachabilityView } from '../../services/tenancy/tenancy.contract.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
@@ -157,4 +160,24 @@ it('an unknown company is 404 COMPANY_NOT_FOUND; one not registered on the netwo
   const unregistered = await api<{ error: { code: string; message: string } }>(t.baseUrl, 'POST', `/v1/companies/${c.id}/reachability-test`, { key: owner });
   expect(unregistered.status).toBe(409);
   expect(unregistered.body.error).toMatchObject({ code: 'INVALID_TRANSITION', message: expect.stringContaining('not registered') });
+}, 60_000);
+
+it('a message named like a test message but sent by another access point is an ordinary message: stored', async () => {
+  const c = await company({ register: true });
+  const seller = await bootstrap(t.baseUrl, { label: 'reach-render' });
+  const xml = (await api<{ renderedXml: string }>(t.baseUrl, 'POST', '/v1/documents/validate', { key: seller.apiKey, body: { format: 'json', type: 'invoice', document: largeJsonInvoice('REACH-FOREIGN-1', 1, seller.company.vatNumber) } })).body.renderedXml;
+  const invoice = BILLING_DOCUMENT_TYPES.invoice;
+  const sbd = buildSbd(sbdhFor({ documentXml: xml, sender: '0088:5790000000011', receiver: c.peppolId, documentTypeId: invoice, processId: BILLING_PROCESS.value, countryC1: 'DK' }), xml);
+  const m = packUserMessage({
+    header: {
+      messageId: `probe-${randomInt(1e9)}@einv`, timestamp: new Date().toISOString(), conversationId: 'reach', fromParty: 'POP000002', toParty: 'POP000001',
+      process: { scheme: BILLING_PROCESS.scheme, value: BILLING_PROCESS.value }, documentType: { scheme: DOCUMENT_SCHEME, value: invoice },
+      originalSender: { scheme: PARTICIPANT_SCHEME, value: '0088:5790000000011' }, finalRecipient: { scheme: PARTICIPANT_SCHEME, value: c.peppolId },
+    },
+    sbd: Buffer.from(sbd), key: { certificate: pki.ap2.certificate, privateKey: pki.ap2.privateKey }, receiverCertificate: pki.ap1.certificate,
+  });
+  const res = await fetch(`${t.baseUrl}/connectors/peppol-as4/as4`, { method: 'POST', headers: { 'content-type': m.contentType }, body: new Uint8Array(m.body) });
+  expect(await res.text()).toContain('NonRepudiationInformation');
+  const inbox = await api<{ data: Array<{ number: string }> }>(t.baseUrl, 'GET', '/v1/documents?direction=incoming', { key: owner });
+  expect(inbox.body.data.map((d) => d.number)).toContain('REACH-FOREIGN-1');
 }, 60_000);
