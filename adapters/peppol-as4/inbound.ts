@@ -5,7 +5,8 @@
  * to the Peppol AP CA, validity, revocation, seat id = eb:From); the SBDH and its agreement with
  * the AS4 header; whether we serve the recipient for this document type; then the document is
  * stored (the platform's durable hand-off, which also tells a repeated MessageId) and only then the
- * signed receipt goes back. Anything refused is answered with its ebMS error and logged with the
+ * signed receipt goes back (our own reachability test, `probe-…@einv` from our own seat and key,
+ * is checked the same way and acknowledged without being stored). Anything refused is answered with its ebMS error and logged with the
  * reason, the sender and the message id.
  */
 import { createHash } from 'node:crypto';
@@ -20,6 +21,7 @@ import { errorXml, receiptXml } from '../peppol-kit/as4/messages.ts';
 import { accessPointOf, type AccessPoint } from './access-point.ts';
 import { mlsFor, scheduleMls, spidOf } from './mls.ts';
 import type { Outcome, ReceivedDocument } from './documents.ts';
+import { isProbeMessageId } from './probe.ts';
 
 const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
@@ -79,6 +81,12 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     const entry = await host.directory.lookup({ peppolId: header.finalRecipient.value }, ap.livemode);
     if (!entry || !type || !entry.documentTypes.includes(type)) {
       throw new As4Error('EBMS:0004', `${header.finalRecipient.value} does not receive ${header.documentType.value} here`, PEPPOL.NOT_SERVICED);
+    }
+    if (isProbeMessageId(header.messageId) && header.fromParty === identity.seatId && message.signer.fingerprint256 === identity.certificate.fingerprint256) {
+      // Our own reachability test (probe.ts), checked like any message up to here: acknowledged, never stored.
+      const receipt = receiptXml({ refToMessageId: header.messageId, references: message.references, key: identity, now: host.clock.now() });
+      host.log.info(`peppol-as4: reachability test ${header.messageId} received for ${header.finalRecipient.value}: acknowledged, not stored`);
+      return { status: 200, headers: SOAP, body: receipt.xml };
     }
     const bytes = Buffer.from(opened.document);
     // The receipt is made before the hand-off so its evidence is stored with the document; it goes back only once stored.

@@ -12,6 +12,7 @@ import { checkRecipient, DISCOVERY_OPTIONS } from '../peppol-kit/recipients.ts';
 import { accessPointOf } from './access-point.ts';
 import { sendOverAs4 } from './outbound.ts';
 import { receiveOverAs4 } from './inbound.ts';
+import { probeOverAs4 } from './probe.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -38,7 +39,7 @@ const peppolAs4 = {
     modes: ['test', 'live'],
     countries: ['*'],
     documentTypes: Object.keys(BILLING_DOCUMENT_TYPES),
-    capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: false, discover: true, registry: false },
+    capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: false, discover: true, registry: false, probe: true },
     network: 'peppol',
     options: {
       ...DISCOVERY_OPTIONS,
@@ -71,6 +72,7 @@ const peppolAs4 = {
     return checkRecipient(req, host);
   },
   send: sendOverAs4,
+  probe: probeOverAs4,
   routes: [{ method: 'POST', path: '/as4', auth: 'message', handle: receiveOverAs4 }],
 } satisfies Connector;
 

@@ -210,6 +210,15 @@ export function isActive(e: Endpoint, now: Date): boolean {
 
 // ---- the whole lookup --------------------------------------------------------------------------
 
+/** One hop of a traced lookup. */
+export interface TraceStep { hop: 'sml' | 'smp'; ok: boolean; detail: string; ms: number }
+
+export interface DiscoveryTrace {
+  steps: TraceStep[];
+  /** The active endpoint for the transport profile, when every hop passed. */
+  endpoint?: Endpoint;
+}
+
 /** Looks participants up and keeps the answers (positive for cacheTtlMs, "not registered" for negativeCacheTtlMs). */
 export class DiscoveryClient {
   private readonly cache = new Map<string, { answer: Discovery; until: number }>();
@@ -265,6 +274,76 @@ export class DiscoveryClient {
       url = meta.href;
     }
     return undefined;
+  }
+
+  /**
+   * The same lookup, hop by hop and never from the cache, with the facts of each hop for a person
+   * to read (the reachability test): the NAPTR name asked and the SMP URL found; the SMP's HTTP
+   * statuses, its signature verdict, the endpoint for `transportProfile` and its activation window.
+   * Stops at the first hop that fails, with why; `endpoint` only when every hop passed.
+   */
+  async trace(participantId: string, documentTypeId: string, transportProfile: string, documentScheme = DOCUMENT_SCHEME): Promise<DiscoveryTrace> {
+    const steps: TraceStep[] = [];
+    const now = this.opts.now();
+    let started = performance.now();
+    const step = (hop: TraceStep['hop'], ok: boolean, detail: string) => {
+      steps.push({ hop, ok, detail, ms: Math.round(performance.now() - started) });
+      started = performance.now();
+      return { steps };
+    };
+    const name = naptrName(participantId, this.opts.smlZone);
+    let smpUrl: string | null;
+    try {
+      smpUrl = await smpUrlOf(participantId, this.opts);
+    } catch (err) {
+      return step('sml', false, `U-NAPTR ${name}: ${(err as Error).message}`);
+    }
+    if (!smpUrl) return step('sml', false, `U-NAPTR ${name}: no record (${participantId} is not registered in the SML zone ${this.opts.smlZone})`);
+    step('sml', true, `U-NAPTR ${name} → SMP ${smpUrl}`);
+
+    const groupUrl = serviceGroupUrl(smpUrl, participantId);
+    let group: { status: number; body: string };
+    try { group = await this.get(groupUrl); } catch (err) { return step('smp', false, `service group ${groupUrl}: ${(err as Error).message}`); }
+    if (group.status !== 200) return step('smp', false, `service group ${groupUrl}: HTTP ${group.status}${group.status === 404 ? ` (the SMP does not know ${participantId})` : ''}`);
+    let documentTypeIds: string[];
+    try { documentTypeIds = documentTypeIdsOf(group.body); } catch { return step('smp', false, `service group ${groupUrl}: HTTP 200, but not a readable service group`); }
+    const facts = [`service group HTTP 200 (${documentTypeIds.length} document type${documentTypeIds.length === 1 ? '' : 's'})`];
+    const tries: Array<[string, string]> = [[documentScheme, documentTypeId], ...(documentScheme === DOCUMENT_SCHEME ? wildcardCandidates(documentTypeId).map((w): [string, string] => [WILDCARD_DOCUMENT_SCHEME, w]) : [])];
+    for (const [scheme, id] of tries) {
+      let url = serviceMetadataUrl(smpUrl, participantId, id, scheme);
+      for (let redirects = 0; ; redirects++) {
+        let res: { status: number; body: string };
+        try { res = await this.get(url); } catch (err) { return step('smp', false, `${facts.join('; ')}; metadata ${url}: ${(err as Error).message}`); }
+        if (res.status === 404) break;
+        if (res.status !== 200) return step('smp', false, `${facts.join('; ')}; metadata ${url}: HTTP ${res.status}`);
+        const check = verifySignedServiceMetadata(res.body, this.opts.trust, now);
+        if (!check.valid) return step('smp', false, `${facts.join('; ')}; metadata ${url}: HTTP 200, signature refused: ${check.reason}`);
+        const signer = check.signer!.subject.replace(/\n/g, ', ');
+        const meta = parseServiceMetadata(check.signed ?? res.body);
+        if (meta.kind === 'redirect') {
+          if (redirects >= 1) return step('smp', false, `${facts.join('; ')}; metadata ${url}: redirected twice (one redirect is followed)`);
+          facts.push(`metadata ${url} redirects to ${meta.href}`);
+          url = meta.href;
+          continue;
+        }
+        if (meta.participantId.toLowerCase() !== participantId.toLowerCase() || meta.documentTypeId !== id) {
+          return step('smp', false, `${facts.join('; ')}; metadata ${url}: signed for ${meta.participantId} / ${meta.documentTypeId}, not the participant and document type asked`);
+        }
+        facts.push(`metadata HTTP 200, signature valid (${signer})`);
+        const ofProfile = meta.endpoints.filter((e) => e.transportProfile === transportProfile);
+        if (!ofProfile.length) {
+          const found = [...new Set(meta.endpoints.map((e) => e.transportProfile || '(none)'))];
+          return step('smp', false, `${facts.join('; ')}; no endpoint with transport profile ${transportProfile} (${found.length ? `found: ${found.join(', ')}` : 'no endpoint at all'})`);
+        }
+        const endpoint = ofProfile.find((e) => isActive(e, now));
+        const windowOf = (e: Endpoint) => `activation ${e.activationDate ?? 'open'} – expiration ${e.expirationDate ?? 'open'}`;
+        if (!endpoint) return step('smp', false, `${facts.join('; ')}; the ${transportProfile} endpoint ${ofProfile[0]!.url} is outside its activation window (${windowOf(ofProfile[0]!)}; now ${now.toISOString()})`);
+        if (!endpoint.url) return step('smp', false, `${facts.join('; ')}; the ${transportProfile} endpoint has no address`);
+        facts.push(`endpoint ${endpoint.url} (${transportProfile}, ${windowOf(endpoint)})`);
+        return { ...step('smp', true, facts.join('; ')), endpoint };
+      }
+    }
+    return step('smp', false, `${facts.join('; ')}; no service metadata for ${documentTypeId} (the service group lists: ${documentTypeIds.join(', ') || 'nothing'})`);
   }
 
   private async get(url: string): Promise<{ status: number; body: string }> {

@@ -28,6 +28,8 @@ export interface ConnectorCapabilities {
   discover: boolean;
   /** Company registry (`lookupCompany`): whether a VAT number is registered and active, and who it is (since 2.1). */
   registry?: boolean;
+  /** Reachability self-test (`probe`, since 2.3): a test message through discovery and the network back to a participant of this platform. */
+  probe?: boolean;
 }
 
 /** One configuration entry a connector reads; the platform validates the configuration against these. */
@@ -450,6 +452,39 @@ export interface ConnectorHost {
   };
 }
 
+/**
+ * A reachability self-test (API 2.3): the platform asks the connector to reach one of its own
+ * participants the way a customer's access point would, and to say how far it got.
+ */
+export interface ProbeRequest {
+  /** The platform's own participant to reach (`<scheme>:<identifier>`). */
+  participantId: string;
+  /** The API document type the test is for (`invoice`, `credit-note`, …). */
+  documentType: string;
+  livemode: boolean;
+  /** The participant's country (ISO 3166-1 alpha-2), for envelopes that name one. */
+  country?: string;
+}
+
+export type ProbeHopName = 'sml' | 'smp' | 'certificate' | 'endpoint' | 'receipt' | 'inbound';
+
+export interface ProbeHop {
+  hop: ProbeHopName;
+  ok: boolean;
+  /** What was asked and what came back, precisely enough for a person to fix it (names, URLs, statuses, reasons). */
+  detail: string;
+  /** Time the hop took. */
+  ms: number;
+}
+
+export interface ProbeReport {
+  /**
+   * The hops tried, in order; the probe stops at the first that fails (the last one, `ok: false`).
+   * Empty: the participant's network in this mode is not this connector's (the platform asks another).
+   */
+  hops: ProbeHop[];
+}
+
 /** What a connector says of itself when the platform checks its health (API 2.3). */
 export interface ConnectorHealth {
   /** `failed`: it cannot work (its key does not load); `warning`: it works, but needs attention soon. */
@@ -478,11 +513,16 @@ export interface Connector {
   lookupCompany?(req: RegistryRequest, host: ConnectorHost): Promise<RegistryResult>;
   /** Capability `report`: files one report with the tax authority (idempotent by `reportId`). */
   report?(msg: ReportMessage, host: ConnectorHost): Promise<ReportResult>;
+  /**
+   * Capability `probe` (API 2.3): the reachability self-test. Reports each hop instead of throwing:
+   * a broken hop is an answer (`ok: false` with the reason), not an error.
+   */
+  probe?(req: ProbeRequest, host: ConnectorHost): Promise<ProbeReport>;
   /** Capability `pushReceive`: HTTP routes the network calls. */
   routes?: readonly ConnectorRoute[];
 }
 
-const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['report', 'report'], ['registry', 'lookupCompany'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
+const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['report', 'report'], ['registry', 'lookupCompany'], ['probe', 'probe'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
 
 /** Checks a manifest's shape (and, given the connector, that each capability has its verb). */
 export function validateManifest(m: ConnectorManifest, connector?: Connector): string[] {

@@ -6,7 +6,7 @@
 import type { Context } from 'moleculer';
 import { defineAction, type ActionContract } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
-import type { CheckRequest, CheckResult, ConnectorHealth, ConnectorManifest, Participant, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
+import type { CheckRequest, CheckResult, ConnectorHealth, ProbeReport, ProbeRequest, ConnectorManifest, Participant, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
 
 /** Metadata key of an `adapter.<id>` service that carries its manifest. */
 export const MANIFEST_METADATA_KEY = 'connector';
@@ -33,6 +33,8 @@ export interface AdapterContracts {
   route: ActionContract<RouteRequest, RouteResponse>;
   /** The connector's own health (API 2.3); only connectors with a `health` verb have it. */
   health: ActionContract<Record<string, never>, ConnectorHealth>;
+  /** The reachability self-test (API 2.3); only connectors with the `probe` capability have it. */
+  probe: ActionContract<ProbeRequest, ProbeReport>;
 }
 
 const message = {
@@ -65,6 +67,7 @@ export function adapterContracts(connectorId: string): AdapterContracts {
       }),
       lookupCompany: defineAction(service, 'lookupCompany', { params: { vatNumber: { type: 'string', min: 3, max: 32 }, livemode: 'boolean' } }),
       health: defineAction(service, 'health', { params: {} }),
+      probe: defineAction(service, 'probe', { params: { participantId: { type: 'string', min: 3, max: 160 }, documentType: 'string', livemode: 'boolean', country: { type: 'string', optional: true, max: 2 } } }),
       route: defineAction(service, 'route', {
         params: { method: 'string', route: 'string', headers: 'object', query: 'object', body: 'string', clientCertificate: { type: 'object', optional: true } },
       }),
@@ -82,6 +85,12 @@ export function registeredManifests(broker: { registry: { getServiceList(opts: {
     if (svc.name.startsWith('adapter.') && manifest && !seen.has(manifest.id)) seen.set(manifest.id, manifest);
   }
   return [...seen.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** The connectors that can run the reachability self-test for a participant of this mode and document type, by id. */
+export function probingConnectors(manifests: readonly ConnectorManifest[], req: { livemode: boolean; documentType: string }): ConnectorManifest[] {
+  const mode = req.livemode ? 'live' : 'test';
+  return manifests.filter((m) => m.capabilities.probe && m.modes.includes(mode) && m.documentTypes.includes(req.documentType));
 }
 
 /**

@@ -275,6 +275,47 @@ export const registerCompany = defineAction<{ id: string; migrationKey?: string 
   },
 });
 
+export type ReachabilityHopName = 'sml' | 'smp' | 'certificate' | 'endpoint' | 'receipt' | 'inbound';
+export interface ReachabilityView {
+  companyId: string;
+  peppolId: string;
+  documentType: string;
+  /** The connector that ran the test. */
+  network: string;
+  /** Every hop passed: a customer's access point reaches the company. */
+  reachable: boolean;
+  /** The hops tried, in order; it stops at the first that fails (the last one, `ok: false`). */
+  hops: Array<{ hop: ReachabilityHopName; ok: boolean; detail: string; ms: number }>;
+  testedAt: string;
+}
+
+export const testCompanyReachability = defineAction<{ id: string; documentType?: 'invoice' | 'credit-note' }, ReachabilityView>(SERVICE, 'testCompanyReachability', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 }, documentType: { type: 'enum', values: ['invoice', 'credit-note'], optional: true } },
+  http: {
+    method: 'POST', path: '/v1/companies/:id/reachability-test', access: 'companies.write', tag: 'Companies',
+    summary: 'Send a test document to the company the way a customer\'s access point would, and report each hop: `sml` (the U-NAPTR name asked and the SMP it gives), `smp` (service group and signed metadata for the document type: HTTP statuses, signature verdict, the AS4 endpoint and its activation window), `certificate` (the published access point certificate: chain, validity, seat id, and that it is this platform\'s), `endpoint` (a real AS4 exchange of a minimal test invoice), `receipt` (a signed receipt that verifies) and `inbound` (the receipt comes from this platform\'s own access point, which checked the message and serves the company; a test message is acknowledged, never stored). The test stops at the first hop that fails: 200 with `reachable: false` and that hop\'s `detail` naming the cause. `documentType` (body, optional): `invoice` (default) or `credit-note`. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION when the company has no Peppol id or is not registered (`POST /v1/companies/{id}/register`); 503 UPSTREAM_UNAVAILABLE when no connector of the key\'s mode can run the test.',
+    errors: { 404: 'COMPANY_NOT_FOUND', 409: 'INVALID_TRANSITION: the company has no Peppol id or is not registered on the network', 503: 'UPSTREAM_UNAVAILABLE: no connector of this mode runs the test, or it failed' },
+    response: {
+      type: 'object', required: ['companyId', 'peppolId', 'documentType', 'network', 'reachable', 'hops', 'testedAt'],
+      properties: {
+        companyId: { type: 'string' }, peppolId: { type: 'string' }, documentType: { type: 'string', enum: ['invoice', 'credit-note'] },
+        network: { type: 'string', examples: ['peppol-as4'] }, reachable: { type: 'boolean' },
+        hops: {
+          type: 'array',
+          items: {
+            type: 'object', required: ['hop', 'ok', 'detail', 'ms'],
+            properties: {
+              hop: { type: 'string', enum: ['sml', 'smp', 'certificate', 'endpoint', 'receipt', 'inbound'] }, ok: { type: 'boolean' },
+              detail: { type: 'string', examples: ['metadata HTTP 200, signature refused: the signature does not verify'] }, ms: { type: 'integer', minimum: 0 },
+            },
+          },
+        },
+        testedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+  },
+});
+
 export interface CompanyDeletion {
   id: string;
   deleted: true;

@@ -16,6 +16,7 @@ import { apiKeyView, companyView, slugify } from './views.ts';
 import { participantAliases } from '../../mappings/identifiers/peppol-id.ts';
 import * as contract from './tenancy.contract.ts';
 import { loadConfig } from '../shared/config.ts';
+import { testReachability } from './reachability.ts';
 import { createCompany, registerCompany, prepareMigration, deleteCompany, verifyPending, publishRegistrations, unpublishRegistrations, companyNotFound } from './companies.ts';
 import { importOne, checkImportItem } from './company-import.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -280,6 +281,7 @@ const TenancyService: ServiceSchema = {
     }),
 
     registerCompany: action(contract.registerCompany, async (ctx) => registerCompany(ctx, emOf(ctx), await companyToChange(ctx, ctx.params.id), ctx.params.migrationKey)),
+    testCompanyReachability: action(contract.testCompanyReachability, async (ctx) => testReachability(ctx, await companyToChange(ctx, ctx.params.id), ctx.params.documentType ?? 'invoice')),
     prepareCompanyMigration: action(contract.prepareCompanyMigration, async (ctx) => prepareMigration(ctx, await companyToChange(ctx, ctx.params.id))),
 
     importCompany: action(contract.importCompany, async function (this: TenancyThis, ctx) {

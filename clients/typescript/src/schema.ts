@@ -316,6 +316,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/companies/{id}/reachability-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test document to the company the way a customer's access point would, and report each hop: `sml` (the U-NAPTR name asked and the SMP it gives), `smp` (service group and signed metadata for the document type: HTTP statuses, signature verdict, the AS4 endpoint and its activation window), `certificate` (the published access point certificate: chain, validity, seat id, and that it is this platform's), `endpoint` (a real AS4 exchange of a minimal test invoice), `receipt` (a signed receipt that verifies) and `inbound` (the receipt comes from this platform's own access point, which checked the message and serves the company; a test message is acknowledged, never stored). The test stops at the first hop that fails: 200 with `reachable: false` and that hop's `detail` naming the cause. `documentType` (body, optional): `invoice` (default) or `credit-note`. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION when the company has no Peppol id or is not registered (`POST /v1/companies/{id}/register`); 503 UPSTREAM_UNAVAILABLE when no connector of the key's mode can run the test.
+         * @description Send a test document to the company the way a customer's access point would, and report each hop: `sml` (the U-NAPTR name asked and the SMP it gives), `smp` (service group and signed metadata for the document type: HTTP statuses, signature verdict, the AS4 endpoint and its activation window), `certificate` (the published access point certificate: chain, validity, seat id, and that it is this platform's), `endpoint` (a real AS4 exchange of a minimal test invoice), `receipt` (a signed receipt that verifies) and `inbound` (the receipt comes from this platform's own access point, which checked the message and serves the company; a test message is acknowledged, never stored). The test stops at the first hop that fails: 200 with `reachable: false` and that hop's `detail` naming the cause. `documentType` (body, optional): `invoice` (default) or `credit-note`. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION when the company has no Peppol id or is not registered (`POST /v1/companies/{id}/register`); 503 UPSTREAM_UNAVAILABLE when no connector of the key's mode can run the test.
+         */
+        post: operations["tenancy.testCompanyReachability"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/bootstrap": {
         parameters: {
             query?: never;
@@ -3673,6 +3693,164 @@ export interface operations {
                 };
             };
             /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.testCompanyReachability": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    documentType?: "invoice" | "credit-note";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        companyId: string;
+                        peppolId: string;
+                        /** @enum {string} */
+                        documentType: "invoice" | "credit-note";
+                        /** @example peppol-as4 */
+                        network: string;
+                        reachable: boolean;
+                        hops: {
+                            /** @enum {string} */
+                            hop: "sml" | "smp" | "certificate" | "endpoint" | "receipt" | "inbound";
+                            ok: boolean;
+                            /** @example metadata HTTP 200, signature refused: the signature does not verify */
+                            detail: string;
+                            ms: number;
+                        }[];
+                        /** Format: date-time */
+                        testedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TRANSITION: the company has no Peppol id or is not registered on the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: no connector of this mode runs the test, or it failed */
             503: {
                 headers: {
                     [name: string]: unknown;
