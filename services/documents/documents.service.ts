@@ -19,6 +19,7 @@ import { sendOne, sendBatch } from './send.ts';
 import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from './delivery.ts';
 import { evidence, evidenceBundle } from './evidence.ts';
 import { receiveInbound } from './inbox.ts';
+import { peppolExchanges } from './peppol-exchanges.ts';
 import { listDocuments, runSearch } from './reads.ts';
 import * as representations from './representations.ts';
 import { documentAction, lifecycleView, postLifecycle } from './lifecycle-actions.ts';
@@ -64,6 +65,7 @@ const DocumentsService: ServiceSchema = {
     postLifecycle: implement(contract.postLifecycle, async function (this: DocsThis, ctx) { return postLifecycle.call(this, ctx); }),
     documentAction: implement(contract.documentAction, async function (this: DocsThis, ctx) { return documentAction.call(this, ctx); }),
     receiveInbound: implement(contract.receiveInbound, async function (this: DocsThis, ctx) { return receiveInbound.call(this, ctx); }),
+    peppolExchanges: implement(contract.peppolExchanges, peppolExchanges),
   },
 };
 
