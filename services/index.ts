@@ -20,6 +20,7 @@ import IdentityService from './identity/identity.service.ts';
 import EventsService from './events/events.service.ts';
 import WebhooksService from './webhooks/webhooks.service.ts';
 import ClockService from './clock/clock.service.ts';
+import ReportingService from './reporting/reporting.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -54,6 +55,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   events: { schema: EventsService, database: true },
   webhooks: { schema: WebhooksService, database: true },
   clock: { schema: ClockService, database: true },
+  // Peppol Reporting: the month's TSR and EUSR on request (operator), and their submission on a cron.
+  reporting: { schema: ReportingService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -9,6 +9,7 @@ import { LIFECYCLE_ENTRY_SCHEMA, NOTE_SCHEMA, RECIPIENT_ECHO_SCHEMA, SEARCH_FILT
 import { DOCUMENT_BODY_SCHEMA } from '../../mappings/json/document-schema.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
 import type { AcceptResult, InboundDocument, NetworkStatus } from '../../adapters/sdk/index.ts';
+import type { ReportingExchange } from '../../mappings/peppol/reporting.ts';
 import type { TransitionRequest } from './lifecycle.ts';
 
 const SERVICE = 'documents';
@@ -427,4 +428,13 @@ export const recordNetworkStatus = defineAction<NetworkStatus & { connectorId: s
  */
 export const receiveInbound = defineAction<InboundDocument & { connectorId: string }, AcceptResult>(SERVICE, 'receiveInbound', {
   params: { messageId: { type: 'string', min: 1, max: 500 }, livemode: 'boolean', type: 'string', sender: 'object', recipient: 'object', payload: 'object', evidence: { type: 'object', optional: true }, connectorId: 'string' },
+});
+
+/**
+ * Internal (reporting): the month's Peppol AS4 exchanges of one mode across every organization, as
+ * Peppol Reporting counts them (the report is the service provider's, not a tenant's): each
+ * document of connector `peppol-as4` whose evidence says it was exchanged within the month (UTC).
+ */
+export const peppolExchanges = defineAction<{ month: string; livemode: boolean }, ReportingExchange[]>(SERVICE, 'peppolExchanges', {
+  params: { month: { type: 'string', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])$/ }, livemode: 'boolean' },
 });

@@ -20,6 +20,7 @@ import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from 
 import { evidence, evidenceBundle } from './evidence.ts';
 import { receiveInbound } from './inbox.ts';
 import { recordNetworkStatus } from './network-status.ts';
+import { peppolExchanges } from './peppol-exchanges.ts';
 import { listDocuments, runSearch } from './reads.ts';
 import * as representations from './representations.ts';
 import { documentAction, lifecycleView, postLifecycle } from './lifecycle-actions.ts';
@@ -66,6 +67,7 @@ const DocumentsService: ServiceSchema = {
     documentAction: implement(contract.documentAction, async function (this: DocsThis, ctx) { return documentAction.call(this, ctx); }),
     recordNetworkStatus: implement(contract.recordNetworkStatus, async function (this: DocsThis, ctx) { return recordNetworkStatus.call(this, ctx); }),
     receiveInbound: implement(contract.receiveInbound, async function (this: DocsThis, ctx) { return receiveInbound.call(this, ctx); }),
+    peppolExchanges: implement(contract.peppolExchanges, peppolExchanges),
   },
 };
 

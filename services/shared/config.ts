@@ -124,6 +124,46 @@ export interface AppConfig {
   workers: WorkersConfig;
   /** Caps on the shape of every XML and PDF input, checked before any parser sees it. */
   inputLimits: InputLimits;
+  /** Peppol Reporting (services/reporting): the monthly TSR and EUSR of this access point. */
+  peppolReporting: PeppolReportingConfig;
+}
+
+export interface PeppolReportingConfig {
+  /** Our access point's seat id (the CN of its Peppol certificate, e.g. POP000123); unset: no report can be built. */
+  seatId: string | undefined;
+  /** Where the scheduler POSTs the previous month's reports; unset: the job only logs that reporting is not configured. */
+  url: string | undefined;
+  /** When the submission job runs (node-cron, UTC). */
+  cron: string;
+  /** Which mode's exchanges are submitted (a production access point: live). */
+  mode: 'live' | 'test';
+  /** A submission POST that has not answered within this many ms has failed (retried on the next tick). */
+  timeoutMs: number;
+  /** Organizations whose platform-scope credentials may read the deployment's reports (the operator's). */
+  operatorOrganizations: string[];
+}
+
+const SEAT_ID = /^P[A-Z]{2}[0-9]{6}$/;
+
+/**
+ * Read when asked, not once per process: the operator organization is often created after the
+ * deployment starts, and the reports are rare.
+ */
+export function peppolReportingConfig(): PeppolReportingConfig {
+  const seatId = str('EINV_PEPPOL_SEAT_ID');
+  if (seatId !== undefined && !SEAT_ID.test(seatId)) throw new Error(`EINV_PEPPOL_SEAT_ID must be a Peppol seat id (P, two letters, six digits, e.g. POP000123), got "${seatId}"`);
+  const mode = str('EINV_PEPPOL_REPORTING_MODE') ?? 'live';
+  if (mode !== 'live' && mode !== 'test') throw new Error(`EINV_PEPPOL_REPORTING_MODE must be live or test, got "${mode}"`);
+  return {
+    seatId,
+    url: str('EINV_PEPPOL_REPORTING_URL'),
+    // Daily at 06:00 UTC from the 2nd to the 15th (OpenPeppol's window): the first tick submits, the
+    // next ones retry what failed and otherwise find the month already submitted.
+    cron: str('EINV_PEPPOL_REPORTING_CRON') ?? '0 6 2-15 * *',
+    mode,
+    timeoutMs: int('EINV_PEPPOL_REPORTING_TIMEOUT_MS', 30_000),
+    operatorOrganizations: (str('EINV_OPERATOR_ORGANIZATIONS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+  };
 }
 
 export interface CredentialsConfig {
@@ -304,5 +344,6 @@ export function loadConfig(): AppConfig {
         maxObjects: int('EINV_PDF_MAX_OBJECTS', 100_000),
       },
     },
+    peppolReporting: peppolReportingConfig(),
   };
 }

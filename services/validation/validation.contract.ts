@@ -94,3 +94,15 @@ export const validate = defineAction<ValidateParams, ValidateResult>('validation
     },
   },
 });
+
+/** One finding of the Peppol Reporting rules (SCH-TSR-NN / SCH-EUSR-NN): rule, severity, message, the node's XPath. */
+export interface ReportFindingView {
+  rule: string;
+  flag: string;
+  message: string;
+  location: string;
+}
+/** Internal (reporting): the Peppol Reporting rules on a TSR 1.0 or EUSR 1.1 (empty: valid), on a worker. */
+export const validatePeppolReport = defineAction<{ xml: string }, ReportFindingView[]>('validation', 'validatePeppolReport', {
+  params: { xml: { type: 'string', min: 1, max: 16 * 1024 * 1024 } },
+});

@@ -4,7 +4,7 @@ import { DomainError, rethrowAsDomainError } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
 import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
 import { VALIDATION_TASKS, type ValidationInput, type ValidationOutcome } from './validation.tasks.ts';
-import { NETWORK_PACKS, validate, type ValidateParams, type ValidateResult } from './validation.contract.ts';
+import { NETWORK_PACKS, validate, validatePeppolReport, type ReportFindingView, type ValidateParams, type ValidateResult } from './validation.contract.ts';
 import { withJsonLocations } from '../../mappings/index.ts';
 
 function required<T>(value: T | undefined, field: string, format: string): T {
@@ -66,6 +66,14 @@ const ValidationService: ServiceSchema = {
         findings: ctx.params.format === 'json' ? withJsonLocations(findings) : findings,
         ...(result.renderedXml ? { renderedXml: result.renderedXml } : {}),
       };
+    }),
+
+    validatePeppolReport: implement(validatePeppolReport, async function (this: ValidationThis, ctx): Promise<ReportFindingView[]> {
+      try {
+        return await this.workers.submit<ReportFindingView[]>(VALIDATION_TASKS, 'validatePeppolReport', [ctx.params.xml]);
+      } catch (err) {
+        rethrowAsDomainError(err);
+      }
     }),
   },
 };

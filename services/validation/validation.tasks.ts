@@ -6,6 +6,7 @@
 import { jsonToCanonical, canonicalToUbl, ingestAuto } from '../../mappings/index.ts';
 import { validate as runValidation, warmUp as warmUpEngine, type ValidateOptions, type ValidationResult } from './engine/index.ts';
 import { decodeBase64Field } from '../shared/errors.ts';
+import { validateReport, type ReportFinding } from './engine/reporting.ts';
 
 export const VALIDATION_TASKS = import.meta.url;
 
@@ -39,4 +40,9 @@ export async function validateInput(input: ValidationInput, options: ValidateOpt
       return runValidation(deposit.hybrid ? deposit.hybrid.xml : deposit.original, options);
     }
   }
+}
+
+/** The Peppol Reporting rules on a TSR or EUSR (services/validation/engine/reporting.ts): its findings, empty when valid. */
+export async function validatePeppolReport(xml: string): Promise<ReportFinding[]> {
+  return validateReport(xml);
 }

@@ -17,5 +17,6 @@ import { SigningKey } from '../../identity/signing-key.entity.ts';
 import { IssuedToken } from '../../identity/issued-token.entity.ts';
 import { Document } from '../../documents/document.entity.ts';
 import { Partner } from '../../partners/partner.entity.ts';
+import { PeppolReportSubmission } from '../../reporting/report-submission.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document, Partner];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document, Partner, PeppolReportSubmission];
