@@ -13,8 +13,7 @@
  * then works yields exactly one delivery. A's inbound endpoint refuses each security negative of
  * the test plan with its ebMS code; 100 sends in parallel all arrive.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomInt, X509Certificate } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
@@ -22,9 +21,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
-import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
-import { freePort } from '../support/servers.ts';
-import { createPeppolTestPki, startRevocationServer, type PeppolTestPki, type RevocationServer, type TestPkiEntity } from '../support/peppol-pki.ts';
+import type { SmlDns } from '../support/sml-dns.ts';
+import type { PeppolTestPki, RevocationServer, TestPkiEntity } from '../support/peppol-pki.ts';
+import { startLoopbackPeppol, type LoopbackPeppol } from '../support/peppol-network.ts';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
 import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
 import { createHttpClient, type HttpClient } from '../../services/connectors/http-client.ts';
@@ -49,12 +48,7 @@ process.env.EINV_SMP_MODE = 'test';
 process.env.EINV_DELIVERY_RETRY_MS = '100';
 process.env.EINV_RATE_LIMITS = 'free=100000,pro=100000';
 
-const dir = mkdtempSync(join(tmpdir(), 'einv-as4-'));
-const aCert = join(dir, 'a-cert.pem');
-const apTrustFile = join(dir, 'ap-trust.pem');
-const smpTrustFile = join(dir, 'smp-trust.pem');
-const ENV_KEYS: string[] = [];
-const setEnv = (values: Record<string, string>) => { for (const [k, v] of Object.entries(values)) { process.env[k] = v; ENV_KEYS.push(k); } };
+let net: LoopbackPeppol;
 
 let t: TestApp;
 let sml: SmlDns;
@@ -63,10 +57,6 @@ let pki: PeppolTestPki;
 let b: { host: MemoryHost; http: HttpClient; server: Server; url: string; flakyFailures: number; hits: Map<string, number> };
 let bSmp: { server: Server; url: string; publish(participantId: string, path: string): void };
 
-/** The discovery and trust options of a peppol-as4 connector on this loopback network. */
-function connectorOptions(smpTrustFile: string, apTrustFile: string): Record<string, string> {
-  return { smlZone: sml.zone, dnsServers: sml.server, trustFile: smpTrustFile, requireHttps: 'false', pki: 'test', apTrustFile, revocation: 'hard' };
-}
 
 const readBody = (req: IncomingMessage): Promise<Buffer> => new Promise((resolve, reject) => {
   const chunks: Buffer[] = [];
@@ -74,14 +64,14 @@ const readBody = (req: IncomingMessage): Promise<Buffer> => new Promise((resolve
 });
 
 /** Access point B: the connector's route behind a server of its own, plus stand-ins that misbehave on purpose. */
-async function startAccessPointB(smpTrustFile: string, apTrustFile: string, key: TestPkiEntity): Promise<typeof b> {
-  const certificateFile = join(dir, 'b-cert.pem');
+async function startAccessPointB(key: TestPkiEntity): Promise<typeof b> {
+  const certificateFile = join(net.dir, 'b-cert.pem');
   writeFileSync(certificateFile, key.certificatePem);
   const directory = [
     { organizationId: 'org_b', companyId: 'cmp_b1', peppolId: '0088:5790000000011', name: 'B One', country: 'DK', documentTypes: ['invoice', 'credit-note'] },
     { organizationId: 'org_b', companyId: 'cmp_b5', peppolId: '0088:5790000000059', name: 'B Five', country: 'DK', documentTypes: ['invoice', 'credit-note'] },
   ];
-  const host = memoryHost(directory, { config: { ...connectorOptions(smpTrustFile, apTrustFile), requireHttps: false, certificateFile }, secrets: { privateKey: key.privateKeyPem } });
+  const host = memoryHost(directory, { config: { ...net.connectorOptions, requireHttps: false, certificateFile }, secrets: { privateKey: key.privateKeyPem } });
   const http = createHttpClient();
   (host as { http: MemoryHost['http'] }).http = http;
   const state = { flakyFailures: 1, hits: new Map<string, number>() };
@@ -132,24 +122,10 @@ async function startSmpOfB(key: TestPkiEntity): Promise<typeof bSmp> {
 }
 
 beforeAll(async () => {
-  revocation = await startRevocationServer();
-  pki = createPeppolTestPki(revocation.url);
-  revocation.serve(pki);
-  sml = await startSmlDns();
-  writeFileSync(aCert, pki.ap1.certificatePem);
-  writeFileSync(apTrustFile, [pki.root, pki.apCa].map((e) => e.certificatePem).join('\n'));
-  // The platform's SMP publishes A's certificate for its companies; set before its keys are made.
-  setEnv({ EINV_AP_CERTIFICATE_FILE: aCert });
-  writeFileSync(smpTrustFile, smpKeys().certificatePem);
-  const port = await freePort();
-  setEnv({
-    PORT: String(port), EINV_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    EINV_CONNECTORS: 'sandbox-network,peppol-as4',
-    ...Object.fromEntries(Object.entries({ ...connectorOptions(smpTrustFile, apTrustFile), certificateFile: aCert, privateKey: pki.ap1.privateKeyPem })
-      .map(([k, v]) => [`EINV_CONNECTOR_PEPPOL_AS4_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`, v])),
-  });
+  net = await startLoopbackPeppol('einv-as4-');
+  ({ pki, sml, revocation } = net);
   t = await startTestApp();
-  b = await startAccessPointB(smpTrustFile, apTrustFile, pki.ap2);
+  b = await startAccessPointB(pki.ap2);
   bSmp = await startSmpOfB(pki.ap2);
   for (const [participant, path] of [['0242:000002', '/as4'], ['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky']] as const) {
     bSmp.publish(participant, path);
@@ -161,9 +137,8 @@ afterAll(async () => {
   await b?.http.close();
   await new Promise((resolve) => b?.server.close(resolve));
   await new Promise((resolve) => bSmp?.server.close(resolve));
-  await sml?.close();
-  await revocation?.close();
-  for (const k of [...ENV_KEYS, 'EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS']) delete process.env[k];
+  await net?.close();
+  for (const k of ['EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS']) delete process.env[k];
 });
 
 /** GET /v1/documents/:id/evidence, and its signed bundle verified with the platform's published keys. */
@@ -439,7 +414,7 @@ describe('B sends to A', () => {
 
     it('more messages at once from one access point than senderConcurrency: the extra one waits (503, Retry-After)', async () => {
       const directory = [{ organizationId: 'org_y', companyId: company.id, peppolId: company.peppolId, name: 'Y', country: 'DE', documentTypes: ['invoice'] }];
-      const host = memoryHost(directory, { config: { ...connectorOptions(smpTrustFile, apTrustFile), requireHttps: false, certificateFile: aCert, senderConcurrency: 1 }, secrets: { privateKey: pki.ap1.privateKeyPem } });
+      const host = memoryHost(directory, { config: { ...net.connectorOptions, requireHttps: false, certificateFile: net.files.aCertificate, senderConcurrency: 1 }, secrets: { privateKey: pki.ap1.privateKeyPem } });
       (host as { http: MemoryHost['http'] }).http = b.http;
       const request = (m: { contentType: string; body: Buffer }) => ({ method: 'POST', path: '/as4', headers: { 'content-type': m.contentType }, query: {}, body: m.body });
       const [first, second] = await Promise.all([peppolAs4.routes[0]!.handle(request(messageOf()), host), peppolAs4.routes[0]!.handle(request(messageOf()), host)]);

@@ -7,17 +7,13 @@
  * not stored); a broken SMP entry fails hop `smp` naming the cause; a participant the SML does not
  * know fails hop `sml`.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomInt } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
-import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
-import { freePort } from '../support/servers.ts';
-import { createPeppolTestPki, startRevocationServer, type PeppolTestPki, type RevocationServer } from '../support/peppol-pki.ts';
-import { smpKeys } from '../../services/smp/smp-keys.ts';
+import type { SmlDns } from '../support/sml-dns.ts';
+import type { PeppolTestPki } from '../support/peppol-pki.ts';
+import { startLoopbackPeppol, type LoopbackPeppol } from '../support/peppol-network.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME, naptrName } from '../../mappings/identifiers/peppol-network.ts';
 import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
 import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
@@ -28,16 +24,10 @@ process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_SMP_MODE = 'test';
 process.env.EINV_RATE_LIMITS = 'free=100000,pro=100000';
 
-const dir = mkdtempSync(join(tmpdir(), 'einv-reach-'));
-const aCert = join(dir, 'a-cert.pem');
-const apTrustFile = join(dir, 'ap-trust.pem');
-const smpTrustFile = join(dir, 'smp-trust.pem');
-const ENV_KEYS: string[] = [];
-const setEnv = (values: Record<string, string>) => { for (const [k, v] of Object.entries(values)) { process.env[k] = v; ENV_KEYS.push(k); } };
 
 let t: TestApp;
+let net: LoopbackPeppol;
 let sml: SmlDns;
-let revocation: RevocationServer;
 let pki: PeppolTestPki;
 /** An SMP stand-in in front of ours: what it does to each participant's signed metadata. */
 let brokenSmp: { server: Server; url: string; faults: Map<string, 'bad-signature' | 'http-500' | 'no-metadata'> };
@@ -66,21 +56,8 @@ async function startBrokenSmp(): Promise<typeof brokenSmp> {
 }
 
 beforeAll(async () => {
-  revocation = await startRevocationServer();
-  pki = createPeppolTestPki(revocation.url);
-  revocation.serve(pki);
-  sml = await startSmlDns();
-  writeFileSync(aCert, pki.ap1.certificatePem);
-  writeFileSync(apTrustFile, [pki.root, pki.apCa].map((e) => e.certificatePem).join('\n'));
-  setEnv({ EINV_AP_CERTIFICATE_FILE: aCert });
-  writeFileSync(smpTrustFile, smpKeys().certificatePem);
-  const port = await freePort();
-  const options = { smlZone: sml.zone, dnsServers: sml.server, trustFile: smpTrustFile, requireHttps: 'false', pki: 'test', apTrustFile, revocation: 'hard', certificateFile: aCert, privateKey: pki.ap1.privateKeyPem, negativeCacheTtlMs: '0' };
-  setEnv({
-    PORT: String(port), EINV_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    EINV_CONNECTORS: 'sandbox-network,peppol-as4',
-    ...Object.fromEntries(Object.entries(options).map(([k, v]) => [`EINV_CONNECTOR_PEPPOL_AS4_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`, v])),
-  });
+  net = await startLoopbackPeppol('einv-reach-', { negativeCacheTtlMs: '0' });
+  ({ pki, sml } = net);
   t = await startTestApp();
   brokenSmp = await startBrokenSmp();
   owner = (await bootstrap(t.baseUrl, { label: 'reach', keyType: 'platform' })).apiKey;
@@ -89,9 +66,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.stop();
   await new Promise((resolve) => brokenSmp?.server.close(resolve));
-  await sml?.close();
-  await revocation?.close();
-  for (const k of [...ENV_KEYS, 'EINV_SMP_MODE', 'EINV_RATE_LIMITS']) delete process.env[k];
+  await net?.close();
+  for (const k of ['EINV_SMP_MODE', 'EINV_RATE_LIMITS']) delete process.env[k];
 });
 
 async function company(options: { register: boolean }): Promise<{ id: string; peppolId: string }> {
