@@ -9,16 +9,33 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds `port` (0: any) on 127.0.0.1 and lets it go: the port, or null when it is taken. */
+function tryPort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.on('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : null));
     });
   });
+}
+
+/**
+ * A port that is free now, for a server started later (a child process, an embedded database). Drawn
+ * below the kernel's ephemeral range (32768–60999 on Linux): a port from that range can be handed to
+ * another socket — any outgoing connection — between this check and the bind; one drawn at random
+ * below it can only meet another test's draw.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await tryPort(20000 + Math.floor(Math.random() * 12000));
+    if (port) return port;
+  }
+  const any = await tryPort(0);
+  if (!any) throw new Error('no free port on 127.0.0.1');
+  return any;
 }
 
 function binary(name: string): string {
