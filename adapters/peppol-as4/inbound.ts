@@ -13,13 +13,13 @@ import { createHash } from 'node:crypto';
 import type { ConnectorHost, InboundRequest, InboundResponse, NetworkStatus } from '../sdk/index.ts';
 import { apiTypeOfDocumentId } from '../../mappings/identifiers/peppol-network.ts';
 import { sameParticipant } from '../../mappings/peppol/sbdh.ts';
-import { MLS_DOCUMENT_TYPE_ID, readMls, type Mls } from '../../mappings/peppol/mls.ts';
+import { MLS_DOCUMENT_TYPE_ID, readMls, spidOfSeat, type Mls } from '../../mappings/peppol/mls.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { As4Error, isEbmsCode, PEPPOL } from '../peppol-kit/as4/ebms.ts';
 import { unpackUserMessage, type UnpackedMessage } from '../peppol-kit/as4/exchange.ts';
 import { errorXml, receiptXml } from '../peppol-kit/as4/messages.ts';
 import { accessPointOf, type AccessPoint } from './access-point.ts';
-import { mlsFor, scheduleMls, spidOf } from './mls.ts';
+import { mlsFor, scheduleMls } from './mls.ts';
 import type { Outcome, ReceivedDocument } from './documents.ts';
 import { isProbeMessageId } from './probe.ts';
 
@@ -130,7 +130,7 @@ const MLS_STATUS: Record<Mls['responseCode'], NetworkStatus['status']> = { AP: '
  */
 async function receiveMls(host: ConnectorHost, ap: AccessPoint, message: UnpackedMessage, opened: ReceivedDocument, identity: NonNullable<AccessPoint['identity']>): Promise<InboundResponse> {
   const { header } = message;
-  const ours = spidOf(identity.seatId);
+  const ours = spidOfSeat(identity.seatId);
   if (header.finalRecipient.value.toLowerCase() !== ours) {
     throw new As4Error('EBMS:0004', `MLS for ${header.finalRecipient.value}: this access point's SPID is ${ours}`, PEPPOL.NOT_SERVICED);
   }

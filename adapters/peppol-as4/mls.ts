@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptResult, ConnectorHost } from '../sdk/index.ts';
 import type { SbdhHeader } from '../../mappings/peppol/sbdh.ts';
-import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID, type MlsLine } from '../../mappings/peppol/mls.ts';
+import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID, spidOfSeat, type MlsLine } from '../../mappings/peppol/mls.ts';
 import type { AccessPoint } from './access-point.ts';
 import type { Outcome } from './documents.ts';
 import { destinationOf, exchangeWith } from './outbound.ts';
@@ -17,15 +17,12 @@ const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 const ATTEMPTS = 3;
 const RETRY_MS = 30_000;
 
-/** Our service provider id (SPIS, ICD 0242 + the seat id's digits): where MLS messages for us are addressed. */
-export const spidOf = (seatId: string): string => `0242:${seatId.slice(3)}`;
-
 export interface MlsToSend { to: string; responseCode: 'AP' | 'RE'; lines: MlsLine[]; instanceIdentifier: string }
 
 /** Which MLS, if any, a stored document calls for. */
 export function mlsFor(accepted: AcceptResult, sbdh: SbdhHeader, senderSeat: string): MlsToSend | null {
   if (accepted.duplicate || !accepted.validation) return null;
-  const to = sbdh.mlsTo?.value ?? spidOf(senderSeat);
+  const to = sbdh.mlsTo?.value ?? spidOfSeat(senderSeat);
   if (!accepted.validation.valid) {
     const lines = accepted.validation.findings.filter((f) => f.severity === 'fatal')
       .map((f) => ({ reasonCode: 'BV', description: `${f.rule}: ${f.message}`.slice(0, 1000), ...(f.location ? { location: f.location } : {}) }));
@@ -51,7 +48,7 @@ export function scheduleMls(host: ConnectorHost, ap: AccessPoint, mls: MlsToSend
 
 async function sendMls(host: ConnectorHost, ap: AccessPoint, mls: MlsToSend): Promise<'sent' | 'retry' | string> {
   const identity = ap.identity!;
-  const ours = spidOf(identity.seatId);
+  const ours = spidOfSeat(identity.seatId);
   const id = randomUUID();
   const xml = buildMls({ responseCode: mls.responseCode, id, now: host.clock.now(), senderSpid: ours, receiverSpid: mls.to, referencedMessage: { instanceIdentifier: mls.instanceIdentifier }, lines: mls.lines });
   const dest = await destinationOf(host, ap, mls.to, MLS_DOCUMENT_TYPE_ID, 'MLS');

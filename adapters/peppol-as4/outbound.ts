@@ -12,7 +12,7 @@ import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_S
 import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { as4EndpointOf } from '../peppol-kit/recipients.ts';
 import { As4Error, EBMS_ERRORS, isEbmsCode } from '../peppol-kit/as4/ebms.ts';
-import { checkAnswer, packUserMessage } from '../peppol-kit/as4/exchange.ts';
+import { checkAnswer, packUserMessage, type PackedMessage } from '../peppol-kit/as4/exchange.ts';
 import { accessPointOf, type AccessPoint } from './access-point.ts';
 import type { EnvelopeInput, Outcome } from './documents.ts';
 
@@ -53,11 +53,17 @@ export async function destinationOf(host: ConnectorHost, ap: AccessPoint, partic
   return { participantId, endpointUrl: endpoint.url, receiverCertificate, certificate: endpoint.certificate, receiverSeat: receiver.seatId! };
 }
 
-/** One SBD, already gzipped, to a destination: the signed and encrypted UserMessage, POSTed, and the answer judged. */
-export async function exchangeWith(host: ConnectorHost, ap: AccessPoint, dest: Destination, input: {
+/** What one exchange carries besides the destination. */
+export interface ExchangeInput {
   messageId: string; conversationId: string; instanceIdentifier: string; originalSender: string;
   documentTypeId: string; process: { scheme: string; value: string }; compressedSbd: Uint8Array; payloadSha256: string;
-}): Promise<SendResult> {
+}
+
+/**
+ * One SBD, already gzipped, to a destination: the signed and encrypted UserMessage, POSTed. Answers
+ * what came back, unjudged (the reachability test reads it hop by hop); no answer at all throws.
+ */
+export async function postUserMessage(host: ConnectorHost, ap: AccessPoint, dest: Destination, input: Omit<ExchangeInput, 'instanceIdentifier' | 'payloadSha256'>): Promise<{ packed: PackedMessage; status: number; answer: string }> {
   const identity = ap.identity!;
   const packed = packUserMessage({
     header: {
@@ -69,20 +75,23 @@ export async function exchangeWith(host: ConnectorHost, ap: AccessPoint, dest: D
     },
     compressedSbd: Buffer.from(input.compressedSbd.buffer, input.compressedSbd.byteOffset, input.compressedSbd.byteLength), key: identity, receiverCertificate: dest.receiverCertificate,
   });
-  let status: number;
-  let answer: string;
+  const res = await host.http.request(dest.endpointUrl, {
+    method: 'POST', headers: { 'content-type': packed.contentType, 'mime-version': '1.0' }, body: packed.body, timeoutMs: Number(host.config.sendTimeoutMs ?? 60_000),
+  });
+  return { packed, status: res.status, answer: res.text() };
+}
+
+/** One SBD to a destination, the answer judged, the destination's breaker told. */
+export async function exchangeWith(host: ConnectorHost, ap: AccessPoint, dest: Destination, input: ExchangeInput): Promise<SendResult> {
+  let posted: Awaited<ReturnType<typeof postUserMessage>>;
   try {
-    const res = await host.http.request(dest.endpointUrl, {
-      method: 'POST', headers: { 'content-type': packed.contentType, 'mime-version': '1.0' }, body: packed.body, timeoutMs: Number(host.config.sendTimeoutMs ?? 60_000),
-    });
-    status = res.status;
-    answer = res.text();
+    posted = await postUserMessage(host, ap, dest, input);
   } catch (err) {
     ap.breakers.failed(dest.endpointUrl, Date.now());
     throw err;
   }
   const facts = { endpointUrl: dest.endpointUrl, receiverSeat: dest.receiverSeat, receiverCertificate: dest.certificate, documentTypeId: input.documentTypeId, processId: input.process.value, instanceIdentifier: input.instanceIdentifier, payloadSha256: input.payloadSha256 };
-  const outcome = await judge(answer, status, packed, facts, dest.receiverCertificate, host);
+  const outcome = await judge(posted.answer, posted.status, posted.packed, facts, dest.receiverCertificate, host);
   if (outcome.outcome === 'transient') ap.breakers.failed(dest.endpointUrl, Date.now());
   else ap.breakers.succeeded(dest.endpointUrl);
   return outcome;

@@ -20,19 +20,20 @@
  */
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { ConnectorError, type ConnectorHost, type ProbeHop, type ProbeReport, type ProbeRequest } from '../sdk/index.ts';
-import { AS4_TRANSPORT_PROFILE, BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { AS4_TRANSPORT_PROFILE, BILLING_DOCUMENT_TYPES, BILLING_PROCESS } from '../../mappings/identifiers/peppol-network.ts';
 import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { discoveryClientOf } from '../peppol-kit/recipients.ts';
-import { checkAnswer, packUserMessage } from '../peppol-kit/as4/exchange.ts';
+import { checkAnswer, type PackedMessage } from '../peppol-kit/as4/exchange.ts';
+import { gzipPayload } from '../peppol-kit/as4/payload.ts';
+import { escapeAttr, escapeText } from '../peppol-kit/as4/wss.ts';
 import { accessPointOf } from './access-point.ts';
+import { postUserMessage } from './outbound.ts';
 
 /** The MessageId prefix of a reachability test message. */
 export const PROBE_MESSAGE_PREFIX = 'probe-';
 
 export const isProbeMessageId = (messageId: string): boolean => messageId.startsWith(PROBE_MESSAGE_PREFIX) && messageId.endsWith('@einv');
-
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A minimal business document of the document type (root, CustomizationID, ProfileID, an id, a note saying what it is). */
 function testDocumentXml(documentTypeId: string, id: string): string {
@@ -41,9 +42,9 @@ function testDocumentXml(documentTypeId: string, id: string): string {
   const localName = root.split('::')[1] ?? '';
   const customization = rest.slice(0, rest.lastIndexOf('::'));
   const cbc = 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2';
-  return `<?xml version="1.0" encoding="UTF-8"?><${localName} xmlns="${escapeXml(namespace)}" xmlns:cbc="${cbc}">`
-    + `<cbc:CustomizationID>${escapeXml(customization)}</cbc:CustomizationID><cbc:ProfileID>${escapeXml(BILLING_PROCESS.value)}</cbc:ProfileID>`
-    + `<cbc:ID>${escapeXml(id)}</cbc:ID><cbc:Note>Reachability test of this participant: not a business document</cbc:Note></${localName}>`;
+  return `<?xml version="1.0" encoding="UTF-8"?><${localName} xmlns="${escapeAttr(namespace)}" xmlns:cbc="${cbc}">`
+    + `<cbc:CustomizationID>${escapeText(customization)}</cbc:CustomizationID><cbc:ProfileID>${escapeText(BILLING_PROCESS.value)}</cbc:ProfileID>`
+    + `<cbc:ID>${escapeText(id)}</cbc:ID><cbc:Note>Reachability test of this participant: not a business document</cbc:Note></${localName}>`;
 }
 
 export async function probeOverAs4(req: ProbeRequest, host: ConnectorHost): Promise<ProbeReport> {
@@ -87,32 +88,26 @@ export async function probeOverAs4(req: ProbeRequest, host: ConnectorHost): Prom
   if (host.config.requireHttps !== false && !endpoint.url.startsWith('https://')) return hop('endpoint', false, `the access point URL ${endpoint.url} is not HTTPS`);
   const id = randomUUID();
   const messageId = `${PROBE_MESSAGE_PREFIX}${id}@einv`;
-  let packed: ReturnType<typeof packUserMessage>;
+  let compressedSbd: Buffer;
   try {
     const xml = testDocumentXml(documentTypeId, `PROBE-${id}`);
     const header = sbdhFor({
       documentXml: xml, sender: participantId, receiver: participantId, documentTypeId, processId: BILLING_PROCESS.value,
       countryC1: (req.country || String(host.config.countryC1 || '') || 'BE').toUpperCase(), now, instanceIdentifier: `probe-${id}`,
     });
-    packed = packUserMessage({
-      header: {
-        messageId, timestamp: now.toISOString(), conversationId: `probe-${id}`, fromParty: identity.seatId, toParty: checked.seatId!,
-        process: { scheme: BILLING_PROCESS.scheme, value: BILLING_PROCESS.value }, documentType: { scheme: DOCUMENT_SCHEME, value: documentTypeId },
-        originalSender: { scheme: PARTICIPANT_SCHEME, value: participantId }, finalRecipient: { scheme: PARTICIPANT_SCHEME, value: participantId },
-      },
-      sbd: Buffer.from(buildSbd(header, xml)), key: identity, receiverCertificate: published,
-    });
+    compressedSbd = gzipPayload(Buffer.from(buildSbd(header, xml)));
   } catch (err) {
     return hop('endpoint', false, `the test message cannot be made: ${(err as Error).message}`);
   }
+  // The very path a document takes: the same packing, signature, encryption and POST.
+  const destination = { participantId, endpointUrl: endpoint.url, receiverCertificate: published, certificate: endpoint.certificate, receiverSeat: checked.seatId! };
+  let packed: PackedMessage;
   let status: number;
   let answer: string;
   try {
-    const res = await host.http.request(endpoint.url, {
-      method: 'POST', headers: { 'content-type': packed.contentType, 'mime-version': '1.0' }, body: packed.body, timeoutMs: Number(host.config.sendTimeoutMs ?? 60_000),
-    });
-    status = res.status;
-    answer = res.text();
+    ({ packed, status, answer } = await postUserMessage(host, ap, destination, {
+      messageId, conversationId: `probe-${id}`, originalSender: participantId, documentTypeId, process: BILLING_PROCESS, compressedSbd,
+    }));
   } catch (err) {
     return hop('endpoint', false, `POST ${endpoint.url}: no answer (${(err as Error).message})`);
   }

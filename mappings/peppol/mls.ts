@@ -37,6 +37,9 @@ export const MLS_PROCESS = { scheme: 'cenbii-procid-ubl', value: MLS_PROCESS_ID 
 /** Participant identifier scheme (ICD) of Peppol service provider ids (SPIS). */
 export const SPIS_SCHEME = '0242';
 
+/** A service provider's id (SPIS) from its seat id: 0242 and the seat's six digits (POP000306 → 0242:000306). */
+export const spidOfSeat = (seatId: string): string => `${SPIS_SCHEME}:${seatId.slice(3)}`;
+
 export const MLS_RESPONSE_CODES = ['AP', 'AB', 'RE'] as const;
 export type MlsResponseCode = (typeof MLS_RESPONSE_CODES)[number];
 export const MLS_STATUS_REASON_CODES = ['BV', 'BW', 'FD', 'SV'] as const;

@@ -18,7 +18,7 @@ import { connectorSettings } from '../shared/connector-settings.ts';
 import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
-import { applyStep, entryFor } from './lifecycle-steps.ts';
+import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
 import { ConnectorSlots } from './connector-slots.ts';
 
 export const DELIVER_JOB = 'document.deliver';
@@ -155,15 +155,7 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
       events.push({ ...base, type: 'document.sent', data: { documentId: doc.id, type: doc.type, sentAt: now.toISOString() } });
       step('201', 'seller_platform');
     };
-    const failed = (errorCode: string, errorMessage: string) => {
-      doc.deliveryStatus = 'failed';
-      doc.errorCode = errorCode;
-      doc.errorMessage = errorMessage;
-      doc.nextAttemptAt = null;
-      doc.status = 'rejected';
-      step('213', 'platform', { reason: errorMessage, reasonCode: errorCode });
-      events.push({ ...base, type: 'document.failed', data: { documentId: doc.id, errorCode, errorMessage } });
-    };
+    const failed = (errorCode: string, errorMessage: string) => events.push(...failDelivery(doc, errorCode, errorMessage, now));
     switch (outcome.outcome) {
       case 'delivered': {
         sent();

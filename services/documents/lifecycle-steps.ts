@@ -63,3 +63,21 @@ export function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInpu
     data: { documentId: doc.id, previousStatus: previous, currentStatus: entry.code, status: doc.status, label: entry.label, compliance: complianceOf(entry.code, doc) },
   };
 }
+
+/**
+ * A sent document the network will not take (a permanent refusal, the last re-send spent, a rejection
+ * it reports later): failed, French status 213 for a billing document, and `document.failed`.
+ * Answers the events for the caller's outbox.
+ */
+export function failDelivery(doc: Document, errorCode: string, errorMessage: string, now: Date): OutboxEventInput[] {
+  doc.deliveryStatus = 'failed';
+  doc.errorCode = errorCode;
+  doc.errorMessage = errorMessage;
+  doc.nextAttemptAt = null;
+  doc.status = 'rejected';
+  const step = BILLING_TYPES.has(doc.type) ? applyStep(doc, entryFor('213', 'platform', now, { reason: errorMessage, reasonCode: errorCode })) : null;
+  return [
+    ...(step ? [step] : []),
+    { organizationId: doc.organizationId, companyId: doc.companyId, livemode: doc.livemode, type: 'document.failed', data: { documentId: doc.id, errorCode, errorMessage } },
+  ];
+}

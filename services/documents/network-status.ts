@@ -12,8 +12,7 @@ import { companyClock } from '../shared/clock.ts';
 import { storable } from '../shared/pg-text.ts';
 import type { NetworkStatus } from '../../adapters/sdk/index.ts';
 import { Document } from './document.entity.ts';
-import { BILLING_TYPES } from './lifecycle.ts';
-import { applyStep, entryFor } from './lifecycle-steps.ts';
+import { failDelivery } from './lifecycle-steps.ts';
 import type { DocsThis } from './service-state.ts';
 
 const reasonText = (reasons: NetworkStatus['reasons']): string =>
@@ -31,15 +30,7 @@ export async function recordNetworkStatus(this: DocsThis, ctx: Context<NetworkSt
     const prefixed = Object.fromEntries(Object.entries(p.evidence).map(([k, v]) => [`status.${k}`, v]));
     if (doc.evidence) doc.evidence = storable({ ...doc.evidence, details: { ...doc.evidence.details, ...prefixed, 'status.status': p.status } });
     if (p.status === 'rejected' && doc.deliveryStatus !== 'failed') {
-      const errorMessage = `The receiving access point rejected it: ${reasonText(p.reasons)}`;
-      doc.deliveryStatus = 'failed';
-      doc.status = 'rejected';
-      doc.errorCode = 'AP_REJECTED';
-      doc.errorMessage = storable(errorMessage);
-      doc.nextAttemptAt = null;
-      const step = BILLING_TYPES.has(doc.type) ? applyStep(doc, entryFor('213', 'platform', now, { reason: errorMessage, reasonCode: 'AP_REJECTED' })) : null;
-      if (step) await this.recordEvent(ctx, tx, step);
-      await this.recordEvent(ctx, tx, { ...base, type: 'document.failed', data: { documentId: doc.id, errorCode: 'AP_REJECTED', errorMessage: doc.errorMessage } });
+      for (const event of failDelivery(doc, 'AP_REJECTED', storable(`The receiving access point rejected it: ${reasonText(p.reasons)}`), now)) await this.recordEvent(ctx, tx, event);
     } else if (p.status === 'accepted' && doc.deliveryStatus === 'pending') {
       doc.deliveryStatus = 'delivered';
       doc.deliveredAt = now;

@@ -8,6 +8,7 @@ import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import forge from 'node-forge';
 import { loadConfig } from '../shared/config.ts';
+import { spidOfSeat } from '../../mappings/peppol/mls.ts';
 
 export interface SmpKeys {
   privateKeyPem: string;
@@ -28,7 +29,7 @@ export interface SmpKeys {
 /** 0242:<digits> of a Peppol seat id CN (POP000306 → 0242:000306), or null. */
 function spidOfCertificate(pem: string): string | null {
   const cn = /^CN=(P[A-Z]{2}[0-9]{6})$/m.exec(new X509Certificate(pem).subject)?.[1];
-  return cn ? `0242:${cn.slice(3)}` : null;
+  return cn ? spidOfSeat(cn) : null;
 }
 
 const derOf = (pem: string) => new X509Certificate(pem).raw.toString('base64');

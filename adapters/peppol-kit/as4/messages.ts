@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { child, children, elementChildren, text, type DomDocument, type DomElement } from '../dom.ts';
 import { As4Error, EBMS_ERRORS, NS, PEPPOL, isEbmsCode, type EbmsCode } from './ebms.ts';
-import { binarySecurityTokenXml, escapeAttr, escapeText, referenceXml, securityHeader, signEnvelope, SIGNATURE_SLOT, type SignedReference, type SigningKey } from './wss.ts';
+import { binarySecurityTokenXml, escapeAttr, escapeText, referenceOf, referenceXml, securityHeader, signEnvelope, SIGNATURE_SLOT, type SignedReference, type SigningKey } from './wss.ts';
 
 export interface PeppolId { scheme: string; value: string }
 
@@ -192,13 +192,7 @@ export function readSignal(doc: DomDocument): Signal {
   }
   const receipt = child(signal, NS.EB, 'Receipt');
   if (!receipt) throw new As4Error('EBMS:0302', 'the signal is neither a receipt nor an error');
-  const nonRepudiation = children(receipt, [[NS.EBBP, 'NonRepudiationInformation'], [NS.EBBP, 'MessagePartNRInformation'], [NS.DS, 'Reference']]).map((r) => ({
-    uri: r.getAttribute('URI') ?? '',
-    transforms: children(r, [[NS.DS, 'Transforms'], [NS.DS, 'Transform']]).map((t) => t.getAttribute('Algorithm') ?? ''),
-    digestMethod: child(r, NS.DS, 'DigestMethod')?.getAttribute('Algorithm') ?? '',
-    digestValue: text(child(r, NS.DS, 'DigestValue')).replace(/\s+/g, ''),
-    inclusivePrefixes: [],
-  }));
+  const nonRepudiation = children(receipt, [[NS.EBBP, 'NonRepudiationInformation'], [NS.EBBP, 'MessagePartNRInformation'], [NS.DS, 'Reference']]).map(referenceOf);
   return { kind: 'receipt', messageId: text(children(signal, [[NS.EB, 'MessageInfo'], [NS.EB, 'MessageId']])[0]), refToMessageId, nonRepudiation, messaging };
 }
 

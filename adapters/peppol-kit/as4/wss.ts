@@ -53,7 +53,8 @@ function elementById(doc: DomDocument, id: string): DomElement {
   return found[0]!;
 }
 
-function referenceOf(el: DomElement): SignedReference {
+/** A ds:Reference element as read: URI, transforms (with InclusiveNamespaces), digest method and value. */
+export function referenceOf(el: DomElement): SignedReference {
   const transforms = children(el, [[NS.DS, 'Transforms'], [NS.DS, 'Transform']]);
   const inclusive = transforms.flatMap((t) => children(t, [[NS.EC, 'InclusiveNamespaces']]));
   return {

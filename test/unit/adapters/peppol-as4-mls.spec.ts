@@ -4,7 +4,8 @@
  * every status, none for a repeat or a document the validator could not judge; sent to MLS_TO, else
  * to the sending access point's SPID.
  */
-import { mlsFor, spidOf } from '../../../adapters/peppol-as4/mls.ts';
+import { mlsFor } from '../../../adapters/peppol-as4/mls.ts';
+import { spidOfSeat } from '../../../mappings/peppol/mls.ts';
 import type { AcceptResult } from '../../../adapters/sdk/index.ts';
 import type { SbdhHeader } from '../../../mappings/peppol/sbdh.ts';
 
@@ -20,7 +21,7 @@ const invalid: AcceptResult = {
 };
 
 it('the SPID of a seat: 0242 and its six digits', () => {
-  expect(spidOf('POP000306')).toBe('0242:000306');
+  expect(spidOfSeat('POP000306')).toBe('0242:000306');
 });
 
 it('an invalid document: RE with a BV line per fatal finding, to the sending access point', () => {
