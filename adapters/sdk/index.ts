@@ -9,7 +9,7 @@
 import type * as Translators from '../../mappings/index.ts';
 
 /** Version of this interface; a connector states the one it was written against (same major). */
-export const CONNECTOR_API_VERSION = '2.3';
+export const CONNECTOR_API_VERSION = '2.4';
 
 export type ConnectorMode = 'live' | 'test';
 
@@ -30,6 +30,8 @@ export interface ConnectorCapabilities {
   registry?: boolean;
   /** Reachability self-test (`probe`, since 2.3): a test message through discovery and the network back to a participant of this platform. */
   probe?: boolean;
+  /** Lifecycle answers (`respond`, since 2.4): the buyer's moves on a received document passed back to its sender (a Peppol Invoice Response). */
+  respond?: boolean;
 }
 
 /** One configuration entry a connector reads; the platform validates the configuration against these. */
@@ -307,15 +309,81 @@ export interface AcceptResult {
 export interface NetworkStatus {
   /** Which document: the id the network was given for it (our SBDH InstanceIdentifier is the document id) … */
   documentId?: string;
-  /** … or the network message id it travelled under. */
+  /** … or the network message id it travelled under … */
   messageId?: string;
-  /** `accepted`: the receiving side took it in (MLS AP); `acknowledged`: received, its checks pending (AB); `rejected`: refused (RE). */
-  status: 'accepted' | 'acknowledged' | 'rejected';
-  /** The network's reasons (MLS reason codes BV, BW, FD, SV …), with a description and where, when given. */
+  /**
+   * … or (API 2.4) the business document it answers, as a buyer's response names it (a Peppol
+   * Invoice Response refers to the invoice number and issue date, sent to the seller's participant id).
+   */
+  invoice?: { number: string; issueDate?: string; sellerPeppolId: string };
+  /**
+   * `accepted`: the receiving side took it in (MLS AP, SDI RC); `acknowledged`: received, its checks
+   * pending (MLS AB); `rejected`: refused (MLS RE, SDI NS). `answered` (API 2.4): no word on delivery,
+   * only the buyer's `lifecycle` answer.
+   */
+  status: 'accepted' | 'acknowledged' | 'rejected' | 'answered';
+  /** The network's reasons (MLS reason codes BV, BW, FD, SV …, SDI error codes 00200 …), with a description and where, when given. */
   reasons: Array<{ code: string; description?: string; location?: string }>;
   /** What proves it (the status message's id, who sent it), kept with the document's evidence. */
   evidence: Record<string, string>;
+  /**
+   * API 2.4: the buyer's answer on the document (a Peppol Invoice Response, an SDI esito committente),
+   * moving its lifecycle as if the buyer had posted it (`lifecycle.updated`).
+   */
+  lifecycle?: LifecycleAnswer;
+  /**
+   * API 2.4: the tax platform's verdict on the document this status carries (SDI RC / NS):
+   * `compliance.reported`, `failed` with the platform's code.
+   */
+  compliance?: { reportedTo: string; status: 'reported' | 'failed'; code?: string; message?: string };
 }
+
+/** The API lifecycle statuses a buyer's answer takes (one lifecycle model, whatever the wire form). */
+export type LifecycleAnswerStatus = 'received' | 'under_review' | 'approved' | 'disputed' | 'rejected' | 'paid';
+
+export interface LifecycleAnswer {
+  status: LifecycleAnswerStatus;
+  /** When the buyer gave it (ISO 8601). */
+  at?: string;
+  reason?: string;
+  /** A code of the wire form's own list (UNCL 4343 / IR reason codes, SDI esito codes). */
+  reasonCode?: string;
+  note?: string;
+}
+
+/**
+ * API 2.4: a buyer's lifecycle move on a document this connector delivered to the platform, to pass
+ * back to its sender (a Peppol Invoice Response). The same `responseId` again is the same response:
+ * the connector never sends it twice.
+ */
+export interface LifecycleResponse extends LifecycleAnswer {
+  responseId: string;
+  livemode: boolean;
+  /** The platform's lifecycle code of the move (the French 200–213 model the API uses). */
+  code: string;
+  at: string;
+  /** The received document it answers. */
+  document: {
+    documentId: string;
+    type: string;
+    number: string | null;
+    /** BT-2, the invoice's issue date (YYYY-MM-DD). */
+    issueDate: string | null;
+    /** The sender (the seller) and us (the buyer) as the document travelled. */
+    sender: { peppolId: string | null; name: string | null };
+    recipient: { peppolId: string | null; name: string | null; organizationId: string; companyId: string };
+    /** How it arrived (the network message id, SBDH instance id …). */
+    evidence: ExchangeEvidence | null;
+  };
+}
+
+export type RespondResult =
+  /** Sent; `messageId` is the network's id of the response. */
+  | { outcome: 'sent'; messageId: string; evidence?: ExchangeEvidence }
+  /** Nothing to send: the sender does not take this kind of response, or this status has no wire form. */
+  | { outcome: 'unsupported'; reason: string }
+  | ({ outcome: 'rejected' } & ErrorFields)
+  | { outcome: 'transient'; errorMessage: string; errorCode?: string };
 
 /** A participant the platform's directory knows. */
 export interface DirectoryEntry {
@@ -518,11 +586,13 @@ export interface Connector {
    * a broken hop is an answer (`ok: false` with the reason), not an error.
    */
   probe?(req: ProbeRequest, host: ConnectorHost): Promise<ProbeReport>;
+  /** Capability `respond` (API 2.4): passes a buyer's lifecycle move back to the document's sender (idempotent by `responseId`). */
+  respond?(res: LifecycleResponse, host: ConnectorHost): Promise<RespondResult>;
   /** Capability `pushReceive`: HTTP routes the network calls. */
   routes?: readonly ConnectorRoute[];
 }
 
-const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['report', 'report'], ['registry', 'lookupCompany'], ['probe', 'probe'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
+const CAPABILITY_VERBS: Array<[keyof ConnectorCapabilities, keyof Connector]> = [['send', 'send'], ['status', 'status'], ['discover', 'check'], ['report', 'report'], ['registry', 'lookupCompany'], ['probe', 'probe'], ['respond', 'respond'], ['pushReceive', 'routes'], ['pollReceive', 'start']];
 
 /** Checks a manifest's shape (and, given the connector, that each capability has its verb). */
 export function validateManifest(m: ConnectorManifest, connector?: Connector): string[] {
