@@ -362,6 +362,11 @@ export interface LifecycleResponse extends LifecycleAnswer {
   /** The platform's lifecycle code of the move (the French 200–213 model the API uses). */
   code: string;
   at: string;
+  /** A payment (`paid`): when, and the amount blocks (RAP: what remains to pay). */
+  paymentDate?: string;
+  amounts?: Record<string, string>;
+  /** A partial payment: more is to come. */
+  partial?: boolean;
   /** The received document it answers. */
   document: {
     documentId: string;

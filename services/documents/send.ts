@@ -320,7 +320,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
       });
       if (routed && BILLING_TYPES.has(p.type)) {
         // 200 Deposited: the send passed format, identifier and directory controls.
-        const deposited = applyStep(doc, entryFor('200', 'seller_platform', now));
+        const deposited = applyStep(tx, doc, entryFor('200', 'seller_platform', now));
         if (deposited) await this.recordEvent(ctx, tx, deposited);
       }
       if (routed) scheduleJobs(tx, [{ kind: DELIVER_JOB, ref: doc.id, companyId: company.id, dueAt: now }]);

@@ -438,6 +438,92 @@ describe('B sends to A', () => {
   });
 });
 
+describe('Invoice Response (Peppol BIS Invoice Response 3)', () => {
+  interface LifecycleView { status: string; currentCode: string | null; history: Array<{ code: string; emittedBy: string; reasonCode?: string; via?: string; response?: { via: string; status: string; messageId?: string } }> }
+  let buyer: { owner: string; company: { id: string; peppolId: string } };
+
+  beforeAll(async () => {
+    const org = await bootstrap(t.baseUrl, { label: 'as4-ir-buyer', keyType: 'platform' });
+    const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+    expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
+    sml.register(company.peppolId, `${t.baseUrl}/smp`);
+    buyer = { owner: org.apiKey, company };
+  });
+
+  /** B (seller 0088:5790000000011) sends A's company an invoice over AS4; answers A's stored copy. */
+  async function invoiceFromB(number: string): Promise<string> {
+    const seller = await bootstrap(t.baseUrl, { label: `as4-ir-render-${number}` });
+    const xml = (await api<{ renderedXml: string }>(t.baseUrl, 'POST', '/v1/documents/validate', { key: seller.apiKey, body: { format: 'json', type: 'invoice', document: largeJsonInvoice(number, 1, seller.company.vatNumber) } })).body.renderedXml;
+    const message: OutboundMessage = {
+      documentId: `b2a_${randomInt(1e9)}`, livemode: false, type: 'invoice', number,
+      sender: { peppolId: '0088:5790000000011', name: 'B One', organizationId: 'org_b', companyId: 'cmp_b1' }, recipient: { peppolId: buyer.company.peppolId },
+      payload: { content: Buffer.from(xml).toString('base64'), contentType: 'application/xml', xml, syntax: 'ubl-2.1' }, attempt: 1,
+    };
+    expect(await peppolAs4.send!(message, b.host)).toMatchObject({ outcome: 'delivered' });
+    const inbox = await api<{ data: Array<{ id: string; number: string }> }>(t.baseUrl, 'GET', '/v1/documents?direction=incoming&limit=100', { key: buyer.owner });
+    return inbox.body.data.find((d) => d.number === number)!.id;
+  }
+
+  it("A's buyer accepts and rejects: each answer reaches B's seller as an Invoice Response (AP, RE with its reason), and A's history says it was sent", async () => {
+    const accepted = await invoiceFromB('IR-B2A-AP');
+    const rejected = await invoiceFromB('IR-B2A-RE');
+    expect((await api(t.baseUrl, 'POST', `/v1/documents/${accepted}/lifecycle`, { key: buyer.owner, body: { status: 'approved' } })).status).toBe(200);
+    expect((await api(t.baseUrl, 'POST', `/v1/documents/${rejected}/lifecycle`, { key: buyer.owner, body: { status: 'rejected', reasonCode: 'REF', reason: 'Purchase order reference unknown' } })).status).toBe(200);
+
+    const answerFor = (number: string) => eventually(async () => b.host.statusUpdates.find((u) => u.invoice?.number === number), 20_000, `the Invoice Response for ${number} at B`);
+    expect(await answerFor('IR-B2A-AP')).toMatchObject({
+      status: 'answered', invoice: { sellerPeppolId: '0088:5790000000011', issueDate: '2026-03-01' }, lifecycle: { status: 'approved' },
+      evidence: { responseCode: 'AP', from: 'POP000001', buyer: buyer.company.peppolId },
+    });
+    expect(await answerFor('IR-B2A-RE')).toMatchObject({
+      lifecycle: { status: 'rejected', reasonCode: 'REF', reason: 'Purchase order reference unknown' }, reasons: [{ code: 'REF', description: 'Purchase order reference unknown' }], evidence: { responseCode: 'RE' },
+    });
+    // A's history records the response on the step: sent over peppol-as4, with the network's message id.
+    const history = await eventually(async () => {
+      const view = (await api<LifecycleView>(t.baseUrl, 'GET', `/v1/documents/${rejected}/lifecycle`, { key: buyer.owner })).body;
+      return view.history.at(-1)?.response ? view : undefined;
+    }, 10_000, 'the response recorded on the step');
+    expect(history.history.at(-1)).toMatchObject({ code: '210', response: { via: 'peppol-as4', status: 'sent', messageId: expect.stringMatching(/^ir-[0-9a-f]{32}@einv$/) } });
+    // Received, not acknowledged: acknowledgeReceipt is off, so no AB went to B on arrival.
+    expect(b.host.statusUpdates.filter((u) => u.invoice && u.lifecycle?.status === 'received')).toEqual([]);
+  }, 60_000);
+
+  it("B's buyer answers A's invoice: A's seller copy moves to approved, then paid (lifecycle.updated), and an answer out of order is kept as evidence only", async () => {
+    const sender = await testSender('as4-ir-seller');
+    expect((await api(t.baseUrl, 'POST', `/v1/companies/${sender.company.id}/register`, { key: sender.apiKey })).status).toBe(200);
+    sml.register(sender.company.peppolId, `${t.baseUrl}/smp`);
+    const sent = await sendInvoice(sender, '0088:5790000000011', 'AS4-IR-1');
+    expect(await settled(sender.apiKey, sent.id)).toMatchObject({ deliveryStatus: 'delivered' });
+    const respond = (code: string, status: 'approved' | 'paid' | 'under_review', extra: Record<string, string> = {}) => peppolAs4.respond!({
+      responseId: `b-${sent.id}-${code}`, livemode: false, code, status, at: new Date().toISOString(), ...extra,
+      document: {
+        documentId: 'doc_at_b', type: 'invoice', number: 'AS4-IR-1', issueDate: '2026-03-01', evidence: null,
+        sender: { peppolId: sender.company.peppolId, name: 'Acme SPRL' }, recipient: { peppolId: '0088:5790000000011', name: 'B One', organizationId: 'org_b', companyId: 'cmp_b1' },
+      },
+    }, b.host);
+    expect(await respond('205', 'approved')).toMatchObject({ outcome: 'sent' });
+    const lifecycle = async () => (await api<LifecycleView>(t.baseUrl, 'GET', `/v1/documents/${sent.id}/lifecycle`, { key: sender.apiKey })).body;
+    expect(await lifecycle()).toMatchObject({ status: 'approved', currentCode: '205' });
+    expect((await lifecycle()).history.at(-1)).toMatchObject({ code: '205', emittedBy: 'buyer', via: 'peppol-as4' });
+    expect(await respond('211', 'paid', { paymentDate: '2026-11-20' })).toMatchObject({ outcome: 'sent' });
+    expect(await lifecycle()).toMatchObject({ status: 'paid', currentCode: '211' });
+    // "In process" after payment does not follow the lifecycle: the copy stays paid.
+    expect(await respond('204', 'under_review')).toMatchObject({ outcome: 'sent' });
+    expect(await lifecycle()).toMatchObject({ status: 'paid', currentCode: '211' });
+    const events = await api<{ data: Array<{ type: string; data: { documentId: string; currentStatus: string } }> }>(t.baseUrl, 'GET', '/v1/events?limit=50', { key: sender.apiKey });
+    expect(events.body.data.filter((e) => e.type === 'lifecycle.updated' && e.data.documentId === sent.id).map((e) => e.data.currentStatus).sort()).toEqual(['205', '211']);
+    expect((await evidenceOf(sender.apiKey, sent.id)).details).toMatchObject({ 'response.responseCode': 'IP', 'response.from': 'POP000002' });
+  }, 60_000);
+
+  it('a seller the network does not know (or whose SMP lists no Invoice Responses): the answer is unsupported, nothing is sent', async () => {
+    const res = await peppolAs4.respond!({
+      responseId: 'no-ir', livemode: false, code: '205', status: 'approved', at: new Date().toISOString(),
+      document: { documentId: 'd', type: 'invoice', number: 'X-1', issueDate: null, evidence: null, sender: { peppolId: '0088:5790000000097', name: 'Nobody' }, recipient: { peppolId: '0088:5790000000011', name: 'B One', organizationId: 'org_b', companyId: 'cmp_b1' } },
+    }, b.host);
+    expect(res).toMatchObject({ outcome: 'unsupported', reason: expect.stringContaining('0088:5790000000097') });
+  });
+});
+
 it('100 sends in parallel all arrive, with bounded memory', async () => {
   const sender = await testSender('as4-many');
   const heapBefore = process.memoryUsage().heapUsed;

@@ -5729,6 +5729,42 @@ export interface operations {
                             paymentReference?: string;
                             paymentCurrency?: string;
                             relatedDocumentId?: string;
+                            /** @description The other party's answer came over the network through this connector (a Peppol Invoice Response, an SDI esito) */
+                            via?: string;
+                            /** @description The buyer's answer passed back to the sender over the network it came by (a Peppol Invoice Response) */
+                            response?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
+                            /** @description This status reported to the tax platform (France: a CDAR to the PPF); compliance.reported says the same */
+                            report?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
                         }[];
                         allowedTransitions: {
                             code?: string;
@@ -5888,6 +5924,42 @@ export interface operations {
                             paymentReference?: string;
                             paymentCurrency?: string;
                             relatedDocumentId?: string;
+                            /** @description The other party's answer came over the network through this connector (a Peppol Invoice Response, an SDI esito) */
+                            via?: string;
+                            /** @description The buyer's answer passed back to the sender over the network it came by (a Peppol Invoice Response) */
+                            response?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
+                            /** @description This status reported to the tax platform (France: a CDAR to the PPF); compliance.reported says the same */
+                            report?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
                         }[];
                         allowedTransitions: {
                             code?: string;
@@ -14070,8 +14142,24 @@ export interface operations {
                          * @example SDI
                          */
                         reportedTo: string;
-                        /** @description `failed` on failure */
-                        status: string;
+                        /**
+                         * @description `failed` on failure
+                         * @enum {string}
+                         */
+                        status: "reported" | "failed";
+                        /** @description The lifecycle status reported (France: 200, 210, 212, 213) */
+                        lifecycleCode?: string;
+                        /** @description The connector that carried the report or brought the verdict */
+                        connectorId?: string;
+                        /** @description The tax platform's reference of the report */
+                        networkReportId?: string;
+                        /**
+                         * @description The tax platform's own code on failure (PPF 00025, SDI 00200 …)
+                         * @example PPF:00025
+                         * @example SDI:00306
+                         */
+                        errorCode?: string;
+                        errorMessage?: string;
                     };
                 };
             };
