@@ -14,6 +14,7 @@ import { sendOverAs4 } from './outbound.ts';
 import { receiveOverAs4 } from './inbound.ts';
 import { probeOverAs4 } from './probe.ts';
 import { respondOverAs4 } from './responses.ts';
+import { reportOverAs4 } from './reports.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -40,7 +41,7 @@ const peppolAs4 = {
     modes: ['test', 'live'],
     countries: ['*'],
     documentTypes: Object.keys(BILLING_DOCUMENT_TYPES),
-    capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: false, discover: true, registry: false, probe: true, respond: true },
+    capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: true, discover: true, registry: false, probe: true, respond: true },
     network: 'peppol',
     options: {
       ...DISCOVERY_OPTIONS,
@@ -76,6 +77,7 @@ const peppolAs4 = {
   send: sendOverAs4,
   probe: probeOverAs4,
   respond: respondOverAs4,
+  report: reportOverAs4,
   routes: [{ method: 'POST', path: '/as4', auth: 'message', handle: receiveOverAs4 }],
 } satisfies Connector;
 

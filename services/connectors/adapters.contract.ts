@@ -62,8 +62,8 @@ export function adapterContracts(connectorId: string): AdapterContracts {
       status: defineAction(service, 'status', { params: { messageId: 'string', livemode: 'boolean' } }),
       report: defineAction(service, 'report', {
         params: {
-          reportId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', kind: { type: 'enum', values: ['transaction', 'payment', 'lifecycle'] },
-          country: { type: 'string', length: 2 }, reporter: 'object', period: { type: 'string', optional: true, max: 64 },
+          reportId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', kind: { type: 'enum', values: ['transaction', 'payment', 'lifecycle', 'network-statistics'] },
+          country: { type: 'string', min: 1, max: 2 }, recipient: { type: 'string', optional: true, max: 200 }, reporter: 'object', period: { type: 'string', optional: true, max: 64 },
           documentIds: { type: 'array', items: 'string', max: 10_000 }, payload: 'object',
         },
       }),

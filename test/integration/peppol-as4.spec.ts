@@ -32,9 +32,14 @@ import type { OutboundMessage } from '../../adapters/sdk/index.ts';
 import type { EvidenceView } from '../../services/documents/documents.contract.ts';
 import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
-import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
+import { buildSbd, readSbd, sbdhFor, type SbdhHeader } from '../../mappings/peppol/sbdh.ts';
+import { EUSR_DOCUMENT_TYPE_ID, readEndUserStatisticsReport, readTransactionStatisticsReport, REPORTING_PROCESS_ID, TSR_DOCUMENT_TYPE_ID } from '../../mappings/peppol/reporting.ts';
+import { gunzipPayload } from '../../adapters/peppol-kit/as4/payload.ts';
+import { receiptXml } from '../../adapters/peppol-kit/as4/messages.ts';
+import { call } from '../../services/shared/call.ts';
+import { submitReports } from '../../services/reporting/reporting.contract.ts';
 import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID } from '../../mappings/peppol/mls.ts';
-import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
+import { packUserMessage, unpackUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
 import { as4EndpointOf } from '../../adapters/peppol-kit/recipients.ts';
 import { errorXml } from '../../adapters/peppol-kit/as4/messages.ts';
 import { parseMultipartRelated, buildMultipartRelated } from '../../adapters/peppol-kit/as4/mime.ts';
@@ -47,6 +52,8 @@ process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_SMP_MODE = 'test';
 process.env.EINV_DELIVERY_RETRY_MS = '100';
 process.env.EINV_RATE_LIMITS = 'free=100000,pro=100000';
+// Peppol Reporting is filed by its action here; the cron never fires during the test.
+process.env.EINV_PEPPOL_REPORTING_CRON = '0 0 1 1 *';
 
 let net: LoopbackPeppol;
 
@@ -54,7 +61,7 @@ let t: TestApp;
 let sml: SmlDns;
 let revocation: RevocationServer;
 let pki: PeppolTestPki;
-let b: { host: MemoryHost; http: HttpClient; server: Server; url: string; flakyFailures: number; hits: Map<string, number> };
+let b: { host: MemoryHost; http: HttpClient; server: Server; url: string; flakyFailures: number; hits: Map<string, number>; reports: Array<{ header: SbdhHeader; document: string; from: string }> };
 let bSmp: { server: Server; url: string; publish(participantId: string, path: string): void };
 
 
@@ -74,7 +81,7 @@ async function startAccessPointB(key: TestPkiEntity): Promise<typeof b> {
   const host = memoryHost(directory, { config: { ...net.connectorOptions, requireHttps: false, certificateFile }, secrets: { privateKey: key.privateKeyPem } });
   const http = createHttpClient();
   (host as { http: MemoryHost['http'] }).http = http;
-  const state = { flakyFailures: 1, hits: new Map<string, number>() };
+  const state = { flakyFailures: 1, hits: new Map<string, number>(), reports: [] as Array<{ header: SbdhHeader; document: string; from: string }> };
   const route = peppolAs4.routes[0]!;
   const server = createServer((req, res: ServerResponse) => {
     void (async () => {
@@ -86,6 +93,14 @@ async function startAccessPointB(key: TestPkiEntity): Promise<typeof b> {
       if (path === '/sbdh-refused') {
         const id = /<eb:MessageId>([^<]+)</.exec(body.toString('latin1'))?.[1] ?? null;
         return res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(errorXml({ refToMessageId: id, code: 'EBMS:0003', description: 'SBDH COUNTRY_C1 does not match the sender', now: new Date() }));
+      }
+      if (path === '/openpeppol') {
+        // OpenPeppol's access point for Peppol Reporting, as far as the exchange goes: unpack with B's key, keep the SBD, sign a receipt.
+        const message = unpackUserMessage(String(req.headers['content-type']), body, { certificate: key.certificate, privateKey: key.privateKey });
+        const sbd = readSbd(gunzipPayload(message.compressedSbd, 10_000_000));
+        state.reports.push({ header: sbd.header, document: sbd.document, from: message.header.fromParty });
+        const receipt = receiptXml({ refToMessageId: message.header.messageId, references: message.references, key: { certificate: key.certificate, privateKey: key.privateKey }, now: new Date() });
+        return res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(receipt.xml);
       }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
       const answer = await route.handle({ method: 'POST', path: '/as4', headers, query: {}, body }, host);
@@ -127,7 +142,7 @@ beforeAll(async () => {
   t = await startTestApp();
   b = await startAccessPointB(pki.ap2);
   bSmp = await startSmpOfB(pki.ap2);
-  for (const [participant, path] of [['0242:000002', '/as4'], ['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky']] as const) {
+  for (const [participant, path] of [['0242:000002', '/as4'], ['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky'], ['9925:be0848934496', '/openpeppol']] as const) {
     bSmp.publish(participant, path);
   }
 }, 60_000);
@@ -138,7 +153,7 @@ afterAll(async () => {
   await new Promise((resolve) => b?.server.close(resolve));
   await new Promise((resolve) => bSmp?.server.close(resolve));
   await net?.close();
-  for (const k of ['EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS']) delete process.env[k];
+  for (const k of ['EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS', 'EINV_PEPPOL_REPORTING_CRON']) delete process.env[k];
 });
 
 /** GET /v1/documents/:id/evidence, and its signed bundle verified with the platform's published keys. */
@@ -522,6 +537,27 @@ describe('Invoice Response (Peppol BIS Invoice Response 3)', () => {
     }, b.host);
     expect(res).toMatchObject({ outcome: 'unsupported', reason: expect.stringContaining('0088:5790000000097') });
   });
+});
+
+describe('Peppol Reporting over the network', () => {
+  afterAll(() => { for (const k of ['EINV_PEPPOL_SEAT_ID', 'EINV_PEPPOL_REPORTING_MODE', 'EINV_PEPPOL_REPORTING_URL']) delete process.env[k]; });
+
+  it("EINV_PEPPOL_REPORTING_URL=peppol: files the month's TSR and EUSR with OpenPeppol's participant over AS4, from A's SPID, once", async () => {
+    Object.assign(process.env, { EINV_PEPPOL_SEAT_ID: 'POP000001', EINV_PEPPOL_REPORTING_MODE: 'test', EINV_PEPPOL_REPORTING_URL: 'peppol:' });
+    const month = new Date().toISOString().slice(0, 7);
+    const first = await call(t.app.broker, submitReports, { month });
+    expect(first.results.filter((r) => r.month === month)).toEqual([{ month, report: 'tsr', outcome: 'submitted' }, { month, report: 'eusr', outcome: 'submitted' }]);
+    expect(b.reports.map((r) => r.header.documentType.value)).toEqual([TSR_DOCUMENT_TYPE_ID, EUSR_DOCUMENT_TYPE_ID]);
+    for (const r of b.reports) {
+      expect(r).toMatchObject({ from: 'POP000001', header: { sender: { value: '0242:000001' }, receiver: { value: '9925:be0848934496' }, process: { value: REPORTING_PROCESS_ID } } });
+    }
+    expect(readTransactionStatisticsReport(b.reports[0]!.document)).toMatchObject({ reporterId: 'POP000001' });
+    expect(readEndUserStatisticsReport(b.reports[1]!.document)).toMatchObject({ reporterId: 'POP000001' });
+    // The same month again is already filed: nothing new travels.
+    const again = await call(t.app.broker, submitReports, { month });
+    expect(again.results.filter((r) => r.month === month).map((r) => r.outcome)).toEqual(['already_submitted', 'already_submitted']);
+    expect(b.reports).toHaveLength(2);
+  }, 60_000);
 });
 
 it('100 sends in parallel all arrive, with bounded memory', async () => {
