@@ -35,3 +35,5 @@ export { TRANSLATORS, translatorFor, ubl21, ciiD16b } from './translators.ts';
 export type { Translator } from './translators.ts';
 export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDateTimeWithTimezone } from './peppol/sbdh.ts';
 export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
+export { lifecycleToCdar, readCdar, CDV_STATUSES, STATUS_REASON_CODES, REASONS_BY_STATUS } from './cdar/index.ts';
+export type { CdarInput, CdarFacts, CdarPartyFacts, CdarAmountFacts, CdarStatusDetail, CdvStatus } from './cdar/index.ts';
