@@ -17,7 +17,9 @@ import { findDocument } from './access.ts';
 import { documentView } from './document-views.ts';
 import { sendOne, sendBatch } from './send.ts';
 import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from './delivery.ts';
-import { FOLLOW_UP_JOB, runFollowUps } from './follow-ups.ts';
+import { FOLLOW_UP_JOB, handleFollowUps, runFollowUps } from './follow-ups.ts';
+import { respondToSender } from './responses.ts';
+import { reportToTaxPlatform } from './compliance-reports.ts';
 import { evidence, evidenceBundle } from './evidence.ts';
 import { receiveInbound } from './inbox.ts';
 import { recordNetworkStatus } from './network-status.ts';
@@ -27,6 +29,10 @@ import * as representations from './representations.ts';
 import { documentAction, lifecycleView, postLifecycle } from './lifecycle-actions.ts';
 import type { DocsThis } from './service-state.ts';
 import * as contract from './documents.contract.ts';
+
+// What a lifecycle step sets going beyond the platform: the buyer's answer to the sender, the status to the tax platform.
+handleFollowUps('respond', respondToSender);
+handleFollowUps('report', reportToTaxPlatform);
 
 const DocumentsService: ServiceSchema = {
   name: 'documents',

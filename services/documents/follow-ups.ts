@@ -17,12 +17,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent, type OutboxEventInput } from '../../mixins/outbox.mixin.ts';
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
 import { completeJobs, rescheduleJob, type ClaimedJob, type JobInput } from '../shared/scheduler/scheduler.ts';
-import { call } from '../shared/call.ts';
 import { companyClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { storable } from '../shared/pg-text.ts';
-import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
-import type { LifecycleResponse, RespondResult } from '../../adapters/sdk/index.ts';
 import { responseCodeOf } from '../../mappings/peppol/invoice-response.ts';
 import { Document, type FollowUpOutcome, type LifecycleEntry } from './document.entity.ts';
 import { FRENCH_STATUSES } from './lifecycle.ts';
@@ -48,7 +45,7 @@ export type FollowUpHandler = (this: Service, doc: Document, entry: LifecycleEnt
 /** Who emits each reported French status, hence which copy (the seller's or the buyer's) reports it. */
 const REPORTING_SIDE = (code: string): 'outgoing' | 'incoming' => (FRENCH_STATUSES[code]!.emittedBy === 'buyer' ? 'incoming' : 'outgoing');
 
-/** The handlers of this deployment's follow-ups (compliance-reports.ts adds `report`). */
+/** The handlers of the follow-ups, registered by the documents service (responses.ts, compliance-reports.ts). */
 const HANDLERS: Partial<Record<Target, FollowUpHandler>> = {};
 
 export function handleFollowUps(target: Target, handler: FollowUpHandler): void {
@@ -64,7 +61,7 @@ export function followUpsOf(doc: Document, entry: LifecycleEntry, dueAt: Date): 
   const targets: Target[] = [];
   if (isFrenchReform(doc)) {
     if (HANDLERS.report && FRENCH_STATUSES[entry.code]?.reportedToTaxAuthority && doc.direction === REPORTING_SIDE(entry.code)) targets.push('report');
-  } else if (doc.direction === 'incoming' && doc.evidence && !doc.duplicateOf && responseCodeOf(entry.code) && (entry.emittedBy === 'buyer' || entry.emittedBy === 'buyer_platform')) {
+  } else if (HANDLERS.respond && doc.direction === 'incoming' && doc.evidence && !doc.duplicateOf && responseCodeOf(entry.code) && (entry.emittedBy === 'buyer' || entry.emittedBy === 'buyer_platform')) {
     // Received over a network that proves its exchanges (Peppol): the sender hears the buyer's answer.
     targets.push('respond');
   }
@@ -130,36 +127,3 @@ async function runOne(this: Service, job: ClaimedJob, em: EntityManager): Promis
   });
   if (events.length) void this.broker.broadcast(OUTBOX_WRITTEN_EVENT, {});
 }
-
-/** The buyer's move passed back to the sender through the connector it came by (capability `respond`). */
-const respond: FollowUpHandler = async function (this: Service, doc, entry, index, attempts, now) {
-  const manifest = registeredManifests(this.broker).find((m) => m.id === doc.connectorId);
-  if (!manifest?.capabilities.respond) return { kind: 'skip' };
-  const status = entry.code === '203' ? 'received' : entry.status as LifecycleResponse['status'];
-  const request: LifecycleResponse = {
-    responseId: `${doc.id}:${index}`, livemode: doc.livemode, code: entry.code, status, at: entry.at,
-    ...(entry.reason ? { reason: entry.reason } : {}), ...(entry.reasonCode ? { reasonCode: entry.reasonCode } : {}), ...(entry.note ? { note: entry.note } : {}),
-    ...(entry.paymentDate ? { paymentDate: entry.paymentDate } : {}), ...(entry.amounts ? { amounts: entry.amounts } : {}), ...(entry.partial ? { partial: true } : {}),
-    document: {
-      documentId: doc.id, type: doc.type, number: doc.number ?? null, issueDate: doc.issueDate ?? null,
-      sender: { peppolId: doc.senderPeppolId ?? null, name: doc.senderName ?? null },
-      recipient: { peppolId: doc.receiverPeppolId ?? null, name: doc.receiverName ?? null, organizationId: doc.organizationId, companyId: doc.companyId },
-      evidence: doc.evidence ?? null,
-    },
-  };
-  const via = manifest.id;
-  let result: RespondResult;
-  try {
-    result = await call(this.broker, adapterContracts(via).respond, request, followUpCallOptions());
-  } catch (err) {
-    result = { outcome: 'transient', errorMessage: (err as Error).message };
-  }
-  const at = now.toISOString();
-  switch (result.outcome) {
-    case 'sent': return { kind: 'done', outcome: { via, status: 'sent', at, attempts, messageId: result.messageId } };
-    case 'unsupported': return { kind: 'done', outcome: { via, status: 'unsupported', at, attempts, message: result.reason } };
-    case 'rejected': return { kind: 'done', outcome: { via, status: 'failed', at, attempts, errorCode: result.errorCode, message: result.errorMessage } };
-    case 'transient': return { kind: 'transient', message: result.errorMessage, failed: { via, status: 'failed', at, attempts, errorCode: result.errorCode ?? 'TRANSPORT_FAILURE', message: result.errorMessage } };
-  }
-};
-handleFollowUps('respond', respond);
