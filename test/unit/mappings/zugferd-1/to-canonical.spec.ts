@@ -7,7 +7,6 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { AFRelationship, PDFDocument, PDFName } from 'pdf-lib';
 import {
   detectFormat, detectZugferd1, extractHybridPdf, ingestAuto, rawDeposit, zugferd1DeliveryForm, zugferd1ToCanonical, MappingError,
   EN16931_CUSTOMIZATION_ID, type CanonicalInvoice,
@@ -15,6 +14,7 @@ import {
 import { PEPPOL_BIS3_CUSTOMIZATION_ID } from '../../../../mappings/canonical/codes.ts';
 import { validate } from '../../../../services/validation/engine/index.ts';
 import { CORPUS } from '../support/corpus.ts';
+import { zugferd1Pdf as zf1Pdf } from '../../../support/zugferd1.ts';
 
 const MUSTANG = join(CORPUS, 'mustangproject');
 const VALID_V1 = 'validator/src/test/resources/validV1.xml';
@@ -278,18 +278,6 @@ describe('broken ZUGFeRD 1.0 documents are MappingErrors with details, never cra
   });
 });
 
-/** A ZUGFeRD 1.0 hybrid PDF as a producer writes it: the XMP extension schema and one attachment. */
-async function zf1Pdf(attachment: { name: string; bytes: Buffer } | undefined, conformance = 'COMFORT'): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  doc.addPage();
-  if (attachment) await doc.attach(attachment.bytes, attachment.name, { mimeType: 'text/xml', afRelationship: AFRelationship.Alternative });
-  const xmp = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-<rdf:Description rdf:about="" xmlns:zf="urn:ferd:pdfa:CrossIndustryDocument:invoice:1p0#"><zf:DocumentType>INVOICE</zf:DocumentType><zf:DocumentFileName>ZUGFeRD-invoice.xml</zf:DocumentFileName><zf:Version>1.0</zf:Version><zf:ConformanceLevel>${conformance}</zf:ConformanceLevel></rdf:Description>
-</rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
-  doc.catalog.set(PDFName.of('Metadata'), doc.context.register(doc.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' })));
-  return Buffer.from(await doc.save());
-}
-
 describe('broken ZUGFeRD 1.0 hybrid PDFs', () => {
   it('a well-formed one is read by its XMP (flavour, profile) and ingested', async () => {
     const pdf = await zf1Pdf({ name: 'ZUGFeRD-invoice.xml', bytes: read(COMFORT) });
@@ -304,7 +292,7 @@ describe('broken ZUGFeRD 1.0 hybrid PDFs', () => {
   });
 
   it('an attachment that is not XML → 400 naming it', async () => {
-    const err = await ingestAuto(await zf1Pdf({ name: 'ZUGFeRD-invoice.xml', bytes: Buffer.from('\x89PNG\r\n\x1a\n not an invoice', 'latin1') })).catch((e: unknown) => e as MappingError);
+    const err = (await ingestAuto(await zf1Pdf({ name: 'ZUGFeRD-invoice.xml', bytes: Buffer.from('\x89PNG\r\n\x1a\n not an invoice', 'latin1') })).catch((e: unknown) => e)) as MappingError;
     expect(err).toBeInstanceOf(MappingError);
     expect(err).toMatchObject({ code: 'INVALID_REQUEST', details: [{ rule: 'hybrid-embedded-xml' }] });
     expect(err.message).toContain('ZUGFeRD-invoice.xml is not XML');
