@@ -31,6 +31,12 @@ export type { ParsedRecipient, RecipientRouting, RecipientEcho } from './address
 export { detectUbl } from './ubl-2.1/detect.ts';
 export { detectCii } from './cii-d16b/detect.ts';
 export { detectPdf } from './factur-x/detect.ts';
+export { detectZugferd1 } from './zugferd-1/detect.ts';
+export { zugferd1ToCanonical, zugferd1TreeToCanonical, zugferd1ProfileOf } from './zugferd-1/to-canonical.ts';
+export { zugferd1DeliveryForm, EN16931_CUSTOMIZATION_ID } from './zugferd-1/delivery.ts';
+export type { DeliveryTarget, DeliveryForm } from './zugferd-1/delivery.ts';
+export { ZF1_RSM_NS, ZF1_XMP_NS, ZF1_PROFILES } from './zugferd-1/namespaces.ts';
+export type { Zugferd1Profile } from './zugferd-1/namespaces.ts';
 export { TRANSLATORS, translatorFor, ubl21, ciiD16b } from './translators.ts';
 export type { Translator } from './translators.ts';
 export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDateTimeWithTimezone } from './peppol/sbdh.ts';
