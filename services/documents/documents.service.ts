@@ -71,6 +71,7 @@ const DocumentsService: ServiceSchema = {
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
     pdfRepresentation: implement(contract.pdfRepresentation, representations.pdf),
+    clearancePart: implement(contract.clearancePart, representations.clearancePart),
     getEvidence: implement(contract.getEvidence, evidence),
     getEvidenceBundle: implement(contract.getEvidenceBundle, evidenceBundle),
     getLifecycle: implement(contract.getLifecycle, async (ctx) => lifecycleView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),

@@ -436,6 +436,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{id}/clearance/{part}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tax authority's receipt (`receipt`: KSeF UPO, ANAF response …) or its signed version of the invoice (`original`: the legal original where the authority signs it), byte for byte with its content type; 404 when it gave none
+         * @description The tax authority's receipt (`receipt`: KSeF UPO, ANAF response …) or its signed version of the invoice (`original`: the legal original where the authority signs it), byte for byte with its content type; 404 when it gave none
+         */
+        get: operations["documents.clearancePart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}/actions": {
         parameters: {
             query?: never;
@@ -4939,7 +4959,7 @@ export interface operations {
                             /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
                             jsonHint?: string;
                         }[];
-                        /** @description format=json only: the UBL 2.1 the body renders to */
+                        /** @description format=json: the UBL 2.1 the body renders to; format=auto with a ZUGFeRD 1.0 document: the CII D16B derived from it (what the EN 16931 rules ran on) */
                         renderedXml?: string;
                     };
                 };
@@ -5035,6 +5055,110 @@ export interface operations {
                 };
             };
             /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.clearancePart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                part: "receipt" | "original";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5151,6 +5275,24 @@ export interface operations {
                                 location: string;
                             }[];
                         } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5158,7 +5300,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -5364,6 +5506,24 @@ export interface operations {
                                 location: string;
                             }[];
                         } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5371,7 +5531,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -6301,6 +6461,24 @@ export interface operations {
                                     location: string;
                                 }[];
                             } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -6308,7 +6486,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -6699,6 +6877,24 @@ export interface operations {
                                     location: string;
                                 }[];
                             } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -6706,7 +6902,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -7428,6 +7624,24 @@ export interface operations {
                                 location: string;
                             }[];
                         } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -7435,7 +7649,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -8169,6 +8383,24 @@ export interface operations {
                                         location: string;
                                     }[];
                                 } | null;
+                                /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                                clearance?: {
+                                    /**
+                                     * @example KSeF
+                                     * @example ANAF
+                                     * @example ZATCA
+                                     */
+                                    authority: string;
+                                    /** @enum {string} */
+                                    status: "cleared" | "reported" | "rejected";
+                                    authorityId: string | null;
+                                    /** Format: date-time */
+                                    at: string | null;
+                                    qr: string | null;
+                                    details: {
+                                        [key: string]: string;
+                                    };
+                                } | null;
                                 metadata?: {
                                     [key: string]: unknown;
                                 } | null;
@@ -8176,7 +8408,7 @@ export interface operations {
                                 fileId?: string;
                                 /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                                 storedFormat?: string;
-                                /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                                /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                                 links?: {
                                     [key: string]: string;
                                 };
@@ -13331,6 +13563,24 @@ export interface operations {
                                     location: string;
                                 }[];
                             } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -13338,7 +13588,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -14261,6 +14511,13 @@ export interface operations {
                         connectorId?: string;
                         /** @description The tax platform's reference of the report */
                         networkReportId?: string;
+                        /** @description Clearance: the authority's id of the invoice (KSeF number, ANAF index, ZATCA clearance id …) */
+                        authorityId?: string;
+                        /**
+                         * @description Clearance: cleared before delivery, or reported (B2C)
+                         * @enum {string}
+                         */
+                        clearance?: "cleared" | "reported";
                         /**
                          * @description The tax platform's own code on failure (PPF 00025, SDI 00200 …)
                          * @example PPF:00025
