@@ -231,8 +231,9 @@ export function lifecycleToCdar(input: CdarInput): string {
     w.leaf('ram:Name', `${invoice.number}-CDV-${s.code}_${s.label}`.slice(0, MAX_TEXT));
     w.el('ram:IssueDateTime', () => w.leaf('udt:DateTimeString', issued, { format: '204' }));
     party('ram:SenderTradeParty', 'platform', 'WK', false);
-    if (step.emittedBy === 'buyer') party('ram:IssuerTradeParty', buyer!, 'BY', false);
-    else if (step.emittedBy === 'supplier') party('ram:IssuerTradeParty', seller!, 'SE', false);
+    // A company issuer gives its electronic address too: where the other side and the PPF answer it.
+    if (step.emittedBy === 'buyer') party('ram:IssuerTradeParty', buyer!, 'BY', true);
+    else if (step.emittedBy === 'supplier') party('ram:IssuerTradeParty', seller!, 'SE', true);
     else party('ram:IssuerTradeParty', 'platform', 'WK', false);
     for (const [p, role] of recipients) party('ram:RecipientTradeParty', p, role, true);
     if (s.toPpf) party('ram:RecipientTradeParty', 'ppf', PPF_PARTY.role, false);
