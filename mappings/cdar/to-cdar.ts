@@ -33,6 +33,13 @@ export interface CdarInput {
   issuedAt: string;
   /** The invoice the status is about (canonical EN 16931 model, mappings/canonical/model.ts). */
   invoice: CanonicalInvoice;
+  /**
+   * The move: `at` is when the status was set (MDT-78); `reasonCode` a motif of the official referential
+   * (MDT-113) and `reason` its text (MDT-114); `note` and `paymentReference` go in the status detail's
+   * notes; `amounts` are the status's amount blocks by MDT-207 code (decimal text); `paymentDate` dates
+   * MPA/MEN. `partial` (a partial collection, 212 again) changes nothing in the message: its MEN is the
+   * amount collected this time.
+   */
   step: { code: string; emittedBy: CdarEmitter; at: string; reason?: string; reasonCode?: string; note?: string; amounts?: Record<string, string>; paymentDate?: string; paymentReference?: string; paymentCurrency?: string; partial?: boolean };
 }
 
