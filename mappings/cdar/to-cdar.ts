@@ -199,7 +199,10 @@ export function lifecycleToCdar(input: CdarInput): string {
   const at = dateTime204(step.at, 'step.at', issues);
   const invoiceDate = date102(invoice.issueDate, 'invoice.issueDate', issues);
   const seller = partyOf(invoice.seller, 'invoice.seller', issues);
-  const buyer = partyOf(invoice.buyer, 'invoice.buyer', issues);
+  // The buyer is named only where it speaks or is spoken to (204–212, 202/203): a deposit (200) or a
+  // rejection (213) goes to the seller, whoever the buyer is.
+  const namesBuyer = step.emittedBy === 'buyer' || step.emittedBy === 'supplier' || step.emittedBy === 'buyer_platform';
+  const buyer = namesBuyer ? partyOf(invoice.buyer, 'invoice.buyer', issues) : undefined;
   const reasonCode = status ? reasonCodeOf(status, step, issues) : undefined;
   const blocks = status ? amountBlocks(status, input, issues) : [];
   if (step.paymentCurrency !== undefined && !/^[A-Z]{3}$/.test(step.paymentCurrency)) issues.add('INVALID_CURRENCY', 'step.paymentCurrency', 'ISO 4217', `step.paymentCurrency must be an ISO 4217 code, got ${JSON.stringify(step.paymentCurrency)}`);
