@@ -105,6 +105,7 @@ const TAGS: Record<string, string> = {
   SMP: 'This deployment\'s SMP (Peppol SMP 1.x read interface): the participants registered through it, read by the network',
   Partners: 'An organization\'s counterparties, matched against the directory, and the documents exchanged with each',
   Directory: 'Who can receive what: participants of the networks this deployment reaches, and those it registered',
+  Compliance: 'The e-invoicing mandate of each country (models, formats, platforms, dated phases) and what this deployment supports for it',
   'Peppol reporting': 'The monthly Transaction Statistics Report and End User Statistics Report of this access point (operator only)',
 };
 

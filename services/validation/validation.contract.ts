@@ -106,3 +106,20 @@ export interface ReportFindingView {
 export const validatePeppolReport = defineAction<{ xml: string }, ReportFindingView[]>('validation', 'validatePeppolReport', {
   params: { xml: { type: 'string', min: 1, max: 16 * 1024 * 1024 } },
 });
+
+/** A kind of document: its syntax, CustomizationID and destination country. */
+export interface RulePackQuery { syntax: 'ubl' | 'cii'; customizationId: string; country?: string }
+/** A shipped rule pack: its id, release and title. */
+export interface RulePackView { id: string; version: string; title: string }
+/**
+ * Internal (compliance): the rule packs a document of each kind runs, as the engine selects them
+ * (the newest release of each); one answer per query, in order.
+ */
+export const rulePacks = defineAction<{ queries: RulePackQuery[] }, RulePackView[][]>('validation', 'rulePacks', {
+  params: {
+    queries: {
+      type: 'array', max: 1_000,
+      items: { type: 'object', props: { syntax: { type: 'enum', values: ['ubl', 'cii'] }, customizationId: { type: 'string', max: 512 }, country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ } } },
+    },
+  },
+});
