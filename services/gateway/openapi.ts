@@ -207,7 +207,8 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
                   items: {
                     type: 'object', required: ['rule', 'severity', 'location', 'message'],
                     properties: {
-                      rule: { type: 'string' }, severity: { type: 'string', enum: ['fatal', 'warning', 'information'] }, location: { type: 'string', description: 'XPath in the XML' },
+                      rule: { type: 'string', description: 'Official rule id; Belgian UBL.BE rules as BR-BE-NN (spec Errors), their ubl-BE-NN id in sourceRule' }, sourceRule: { type: 'string', description: 'The official id when rule shows another (ubl-BE-NN)' },
+                      severity: { type: 'string', enum: ['fatal', 'warning', 'information'] }, location: { type: 'string', description: 'XPath in the XML' },
                       path: { type: 'string', description: 'JSON sends: the field of the JSON document' }, message: { type: 'string' }, hint: { type: 'string' },
                     },
                   },

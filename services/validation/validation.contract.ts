@@ -35,7 +35,7 @@ export interface ValidateResult {
   syntax: string;
   customizationId: string;
   packs: string[];
-  findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[]; path?: string; jsonHint?: string }>;
+  findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[]; sourceRule?: string; path?: string; jsonHint?: string }>;
   /** For `format=json`: the UBL the body was rendered to (what send would deliver). */
   renderedXml?: string;
 }
@@ -44,7 +44,8 @@ const findingSchema = {
   type: 'object',
   required: ['rule', 'severity', 'location', 'message', 'hint'],
   properties: {
-    rule: { type: 'string', examples: ['BR-CO-10'] },
+    rule: { type: 'string', examples: ['BR-CO-10'], description: 'The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`' },
+    sourceRule: { type: 'string', examples: ['ubl-BE-01'], description: 'The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)' },
     severity: { type: 'string', enum: ['fatal', 'warning'] },
     location: { type: 'string', description: 'XPath of the offending node' },
     bt: { type: ['string', 'null'], description: 'First business term or group concerned (BT-…/BG-…)' },

@@ -6,6 +6,7 @@ import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared
 import { VALIDATION_TASKS, type ValidationInput, type ValidationOutcome } from './validation.tasks.ts';
 import { NETWORK_PACKS, rulePacks, validate, validatePeppolReport, type ReportFindingView, type RulePackView, type ValidateParams, type ValidateResult } from './validation.contract.ts';
 import { getRegistry } from './engine/index.ts';
+import { publishedRuleId } from './published-rule-ids.ts';
 import { withJsonLocations } from '../../mappings/index.ts';
 
 function required<T>(value: T | undefined, field: string, format: string): T {
@@ -56,7 +57,8 @@ const ValidationService: ServiceSchema = {
       } catch (err) {
         rethrowAsDomainError(err);
       }
-      const findings = result.findings.map((f) => ({ ...f, bt: f.bt[0] ?? null, bts: f.bt }));
+      // Rules the spec names otherwise (UBL.BE's ubl-BE-NN as BR-BE-NN) keep their official id in `sourceRule`.
+      const findings = result.findings.map((f) => ({ ...f, ...publishedRuleId(f.rule), bt: f.bt[0] ?? null, bts: f.bt }));
       return {
         valid: result.valid,
         profile: result.profile,
