@@ -403,6 +403,16 @@ export const getLifecycle = defineAction<{ id: string }, LifecycleView>(SERVICE,
   http: { method: 'GET', path: '/v1/documents/:id/lifecycle', access: 'documents.read', tag: 'Documents', summary: 'Lifecycle history (French codes 200–213) and the transitions your party may make next', response: lifecycleSchema },
 });
 
+/** One lifecycle step of a French-reform document as its CDAR D22B message (the wire form platforms exchange and the PPF receives). */
+export const lifecycleCdar = defineAction<{ id: string; step: number }, string>(SERVICE, 'lifecycleCdar', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 }, step: { type: 'number', integer: true, min: 0, max: 10_000, convert: true } },
+  http: {
+    method: 'GET', path: '/v1/documents/:id/lifecycle/:step/cdar', access: 'documents.read', tag: 'Documents',
+    summary: 'The CDAR D22B status message (France, BR-FR-CDV 1.4.0) of one step of a French-reform document\'s lifecycle, `step` being its position in `history` (0 first): what the platforms exchange and, for 200, 210, 212 and 213, what is filed with the PPF. 404 for a step that does not exist or a document outside the French reform; 422 UBL_VALIDATION_FAILED with what the document lacks when no valid message can be made',
+    responseMediaType: 'application/xml', response: { type: 'string' },
+  },
+});
+
 /** The lifecycle POST body (defined by the pure state machine) plus the document id from the path. */
 export type TransitionParams = TransitionRequest & { id: string };
 
