@@ -1,12 +1,12 @@
 /**
  * The Peppol BIS Self-Billing packs (schematrons/peppol-bis-sb: 3.0.0 = OpenPeppol 2025.3, 3.0.1 = 2026.3,
  * 3.0.2 = 2026.5): every rule id of each release fires on a minimal violating document of ours and the
- * good documents are clean (documents.ts; the expected firings were checked against the official
+ * good documents are clean (test/support/peppol-self-billing.ts; the expected firings were checked against the official
  * artefacts, NOTES.md); the release is chosen by the issue date as for the Billing packs; a self-billing
  * document never gets the Billing rules the self-billing rules replace, not even from the Peppol network.
  */
 import { validate, getRegistry } from '../../../../services/validation/engine/index.ts';
-import { SB_CASES, SB_RELEASES, expectedFor, selfBilledInvoice, selfBilledCreditNote, change, SB_CUSTOMIZATION, type SbRelease } from './documents.ts';
+import { SB_CASES, SB_RELEASES, expectedFor, selfBilledInvoice, selfBilledCreditNote, change, SB_CUSTOMIZATION, type SbRelease } from '../../../support/peppol-self-billing.ts';
 
 /** Findings of one self-billing release as sorted `RULE:severity` (only that pack runs). */
 const run = (xml: string, release: SbRelease, engine: 'compiled' | 'saxon' = 'compiled'): string[] =>

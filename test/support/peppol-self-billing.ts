@@ -5,7 +5,7 @@
  *
  * `fires` is what the release's self-billing rules report for the case (rule:severity, sorted, every
  * firing counted): the expectations follow the official rule semantics of each release, checked
- * against the official artefacts outside the repository (NOTES.md).
+ * against the official artefacts outside the repository (schematrons/peppol-bis-sb/NOTES.md).
  */
 
 export type SbRelease = '3.0.0' | '3.0.1' | '3.0.2';
@@ -69,6 +69,12 @@ export function selfBilledInvoice(issueDate = '2026-09-01'): string {
     <cac:Price><cbc:PriceAmount currencyID="EUR">50.00</cbc:PriceAmount><cbc:BaseQuantity unitCode="C62">1</cbc:BaseQuantity></cac:Price>
   </cac:InvoiceLine>
 </Invoice>`;
+}
+
+/** The self-billed invoice issued by a buyer with VAT number `buyerVat` (the sending company in API tests). */
+export function selfBilledInvoiceBy(buyerVat: string, issueDate = '2026-09-01'): string {
+  return change(selfBilledInvoice(issueDate), '<cac:PartyLegalEntity><cbc:RegistrationName>Buyer NV',
+    `<cac:PartyTaxScheme><cbc:CompanyID>${buyerVat}</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme><cac:PartyLegalEntity><cbc:RegistrationName>Buyer NV`);
 }
 
 /** The same document as a self-billed credit note (261). */
