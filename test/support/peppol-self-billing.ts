@@ -214,6 +214,18 @@ export const SB_CASES: SbCase[] = [
   { rule: 'PEPPOL-EN16931-P0111', title: 'VATEX-EU-J (lower case) with category S', xml: on(inv, vatex('vatex-eu-j')), fires: F('PEPPOL-EN16931-P0111') },
 ];
 
+/** A clean self-billed invoice that also has what most rules compute on: a percentage allowance, a VAT
+ *  accounting currency with its VAT total, a price discount, a line invoiced object and an attachment. */
+export function richSelfBilledInvoice(): string {
+  return on(inv,
+    docAllowance('<cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:MultiplierFactorNumeric>0</cbc:MultiplierFactorNumeric><cbc:Amount currencyID="EUR">0.00</cbc:Amount><cbc:BaseAmount currencyID="EUR">100.00</cbc:BaseAmount>'),
+    [PRICE_END, '<cbc:BaseQuantity unitCode="C62">1</cbc:BaseQuantity><cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:Amount currencyID="EUR">5.00</cbc:Amount><cbc:BaseAmount currencyID="EUR">55.00</cbc:BaseAmount></cac:AllowanceCharge></cac:Price>'],
+    [LINE_PERIOD, LINE_PERIOD.replace('<cac:Item>', '<cac:DocumentReference><cbc:ID>OBJ-1</cbc:ID><cbc:DocumentTypeCode>130</cbc:DocumentTypeCode></cac:DocumentReference><cac:Item>')],
+    ['<cbc:DocumentTypeCode>50</cbc:DocumentTypeCode></cac:AdditionalDocumentReference>', '<cbc:DocumentTypeCode>50</cbc:DocumentTypeCode></cac:AdditionalDocumentReference><cac:AdditionalDocumentReference><cbc:ID>ATT-1</cbc:ID><cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="copy.pdf">JVBERi0=</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>'],
+    ...taxCurrency('USD', '23.00'),
+  );
+}
+
 /** The expected firings of a case under one release. */
 export function expectedFor(c: SbCase, release: SbRelease): string[] {
   return (Array.isArray(c.fires) ? c.fires : c.fires[release]).slice().sort();

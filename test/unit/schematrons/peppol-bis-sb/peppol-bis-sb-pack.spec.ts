@@ -5,8 +5,10 @@
  * artefacts, NOTES.md); the release is chosen by the issue date as for the Billing packs; a self-billing
  * document never gets the Billing rules the self-billing rules replace, not even from the Peppol network.
  */
+import libxml from 'libxmljs2';
+import type { Element } from 'libxmljs2';
 import { validate, getRegistry } from '../../../../services/validation/engine/index.ts';
-import { SB_CASES, SB_RELEASES, expectedFor, selfBilledInvoice, selfBilledCreditNote, change, SB_CUSTOMIZATION, type SbRelease } from '../../../support/peppol-self-billing.ts';
+import { SB_CASES, SB_RELEASES, expectedFor, selfBilledInvoice, selfBilledCreditNote, richSelfBilledInvoice, change, SB_CUSTOMIZATION, type SbRelease } from '../../../support/peppol-self-billing.ts';
 
 /** Findings of one self-billing release as sorted `RULE:severity` (only that pack runs). */
 const run = (xml: string, release: SbRelease, engine: 'compiled' | 'saxon' = 'compiled'): string[] =>
@@ -87,4 +89,36 @@ describe('Peppol BIS Self-Billing: selection', () => {
     expect(packsOf(selfBilledInvoice('2026-03-01'), { packs: ['peppol-bis-sb@3.0.2'] })).toEqual(['peppol-bis-sb@3.0.2']);
     expect(packsOf(selfBilledInvoice('2026-09-01'), { packs: ['peppol-bis', 'peppol-bis-sb'] })).toEqual(['peppol-bis@3.0.21', 'peppol-bis-sb@3.0.2']);
   });
+});
+
+describe('Peppol BIS Self-Billing: no rule ever stops the rule set', () => {
+  /** Every element repeated, filled with junk (leaves) or removed, one at a time. */
+  function mutants(text: string): { what: string; xml: string }[] {
+    const out: { what: string; xml: string }[] = [];
+    const count = libxml.parseXml(text).find('//*').length;
+    for (let i = 1; i < count; i++) {
+      for (const mode of ['repeat', 'junk', 'remove'] as const) {
+        const doc = libxml.parseXml(text);
+        const el = doc.find('//*')[i] as Element;
+        if (mode === 'junk' && el.childNodes().some((c) => c.type() === 'element')) continue;
+        if (mode === 'repeat') el.addNextSibling(el.clone());
+        else if (mode === 'junk') el.text('x y');
+        else el.remove();
+        out.push({ what: `${mode} ${el.path()}`, xml: doc.toString(false) });
+      }
+    }
+    return out;
+  }
+
+  it('the rich document is clean under every release', () => {
+    for (const r of SB_RELEASES) expect({ r, got: run(richSelfBilledInvoice(), r) }).toEqual({ r, got: [] });
+  });
+
+  it.each(SB_RELEASES)('every single-element mutant of the rich invoice and of the credit note evaluates under %s without a rule error', (r) => {
+    const ms = [...mutants(richSelfBilledInvoice()), ...mutants(selfBilledCreditNote())];
+    const errors = ms.flatMap((m) => validate(m.xml, { packs: [`peppol-bis-sb@${r}`], skipXsd: true }).findings
+      .filter((x) => x.rule === 'RULE-EVALUATION-ERROR').map((x) => `${m.what}: ${x.message}`));
+    expect(ms.length).toBeGreaterThan(400);
+    expect(errors).toEqual([]);
+  }, 300_000);
 });
