@@ -4,6 +4,10 @@
  * them as valid, so XSD, EN 16931 and the release's self-billing rules give no finding at all, on the
  * compiled engine and on saxon-js. Chosen by their CustomizationID and issue date they get the
  * self-billing release of that date, never the Billing rules.
+ *
+ * External: the examples are not in the shared corpus, so this file is outside `npm test` (which
+ * must pass on a clone with the corpus alone) and runs with `npm run test:external` once
+ * phax/phive-rules is at hand (`npm run corpus`, or EINV_PHIVE_RULES_GIT naming a clone).
  */
 import { validate } from '../../services/validation/engine/index.ts';
 import { phiveRulesFile, phiveRulesFiles } from '../support/phive-rules.ts';
