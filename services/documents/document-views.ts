@@ -16,7 +16,7 @@ function iso(d: Date | null | undefined): string | null {
 }
 
 /** Which representations exist (list queries read flags instead of the heavy columns). */
-export interface Representations { original: boolean; xml: boolean; json: boolean }
+export interface Representations { original: boolean; xml: boolean; json: boolean; clearanceReceipt: boolean; clearanceOriginal: boolean }
 
 function linksOf(doc: Document, has?: Representations): Record<string, string> {
   const base = `/v1/documents/${doc.id}`;
@@ -24,9 +24,9 @@ function linksOf(doc: Document, has?: Representations): Record<string, string> {
   if (has ? has.original : doc.originalContent != null) links.original = `${base}/original`;
   if (has ? has.xml : !!doc.xml) links.xml = `${base}/xml`;
   if (has ? has.json : !!doc.normalized) links.json = `${base}/json`;
-  if (doc.hasPdf) links.pdf = `${base}/pdf`;
-  if (doc.clearance?.receipt) links.clearanceReceipt = `${base}/clearance/receipt`;
-  if (doc.clearance?.legalOriginal) links.clearanceOriginal = `${base}/clearance/original`;
+  if (doc.hasPdf || doc.pdfCopy) links.pdf = `${base}/pdf`;
+  if (has ? has.clearanceReceipt : doc.clearance?.receipt) links.clearanceReceipt = `${base}/clearance/receipt`;
+  if (has ? has.clearanceOriginal : doc.clearance?.legalOriginal) links.clearanceOriginal = `${base}/clearance/original`;
   return links;
 }
 

@@ -132,6 +132,8 @@ export const Document = defineEntity({
     /** Normalised JSON (the canonical EN 16931 model, or the body of a non-billing type). */
     normalized: p.json<Record<string, unknown>>().nullable(),
     hasPdf: p.boolean().default(false),
+    /** A structured invoice carrying a PDF copy of itself (an application/pdf attachment): its PDF representation. */
+    pdfCopy: p.boolean().default(false),
     readAt: p.datetime().nullable(),
     archivedAt: p.datetime().nullable(),
     notes: p.json<DocumentNote[]>(),

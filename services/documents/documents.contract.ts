@@ -268,7 +268,7 @@ const representation = (name: 'original' | 'xml' | 'json' | 'pdf', summary: stri
 export const originalRepresentation = representation('original', 'The original artefact, byte for byte, with the content type it was stored with (the legal record)', '*/*');
 export const xmlRepresentation = representation('xml', 'The structured XML (UBL 2.1 or CII D16B)', 'application/xml');
 export const jsonRepresentation = representation('json', 'The normalised JSON (canonical EN 16931 model, or the structured body of a non-billing document)', 'application/json');
-export const pdfRepresentation = representation('pdf', 'The PDF of a hybrid (Factur-X / ZUGFeRD) document', 'application/pdf');
+export const pdfRepresentation = representation('pdf', 'The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)', 'application/pdf');
 
 /** What a tax authority's clearance gave beside its id: its receipt (KSeF UPO …) and its signed version of the invoice (ANAF's signed archive …). */
 export const clearancePart = defineAction<{ id: string; part: 'receipt' | 'original' }, Buffer>(SERVICE, 'clearancePart', {

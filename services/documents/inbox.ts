@@ -24,6 +24,7 @@ import { Document } from './document.entity.ts';
 import type { ReceivedValidation } from './documents.contract.ts';
 import { BILLING_TYPES, FRENCH_STATUSES } from './lifecycle.ts';
 import { applyStep, entryFor } from './lifecycle-steps.ts';
+import { pdfCopyOf } from './pdf-copy.ts';
 import { recordedFormat } from './document-views.ts';
 import type { DocsThis } from './service-state.ts';
 
@@ -68,7 +69,7 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
           deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
           counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
           originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
-          normalized, validation, hasPdf: p.payload.pdf === true, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
+          normalized, validation, hasPdf: p.payload.pdf === true, pdfCopy: p.payload.pdf !== true && pdfCopyOf(normalized) !== null, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
         });
         const parties = { direction: 'incoming', sender: { peppolId: p.sender.peppolId, name: p.sender.name }, receiver: { peppolId: p.recipient.peppolId, name: p.recipient.name } };
         if (original) {

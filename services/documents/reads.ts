@@ -19,9 +19,12 @@ const LIST_COLUMNS = [
   'currency', 'total_amount', 'seller_key', 'sender_peppol_id', 'sender_name', 'receiver_peppol_id', 'receiver_name', 'recipient', 'metadata',
   'status', 'lifecycle_code', 'lifecycle', 'delivery_status', 'connector_id', 'connector_message_id', 'delivery_attempts', 'next_attempt_at',
   'error_code', 'error_message', 'sent_at', 'delivered_at', 'counterpart_id', 'original_content_type', 'original_filename', 'file_id',
-  'stored_format', 'xml_syntax', 'has_pdf', 'read_at', 'archived_at', 'notes', 'related_document_ids', 'duplicate_of', 'instance_identifier', 'validation', 'created_at', 'updated_at',
+  'stored_format', 'xml_syntax', 'has_pdf', 'pdf_copy', 'clearance_status', 'read_at', 'archived_at', 'notes', 'related_document_ids', 'duplicate_of', 'instance_identifier', 'validation', 'created_at', 'updated_at',
 ].map((c) => `"${c}"`).join(', ')
-  + ', ("original_content" is not null) as "has_original", ("xml" is not null) as "has_xml", ("normalized" is not null) as "has_json"';
+  + ', ("original_content" is not null) as "has_original", ("xml" is not null) as "has_xml", ("normalized" is not null) as "has_json"'
+  // The clearance without its heavy parts (receipt, signed original): flags say whether they exist.
+  + `, ("clearance" - 'receipt' - 'legalOriginal') as "clearance", coalesce(jsonb_exists("clearance", 'receipt'), false) as "has_clearance_receipt"`
+  + `, coalesce(jsonb_exists("clearance", 'legalOriginal'), false) as "has_clearance_original"`;
 
 /** Runs one parameterised statement with server-side bind parameters ($1…), never inlined values. */
 async function runBound(em: EntityManager, sqlText: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
@@ -73,7 +76,10 @@ export async function runSearch(ctx: Context, input: SearchInput): Promise<Page<
   const visible = hasMore ? rows.slice(0, built.limit) : rows;
   const last = visible.at(-1);
   return {
-    data: visible.map((r) => documentView(em.map(Document, r), { original: r.has_original === true, xml: r.has_xml === true, json: r.has_json === true })),
+    data: visible.map((r) => documentView(em.map(Document, r), {
+      original: r.has_original === true, xml: r.has_xml === true, json: r.has_json === true,
+      clearanceReceipt: r.has_clearance_receipt === true, clearanceOriginal: r.has_clearance_original === true,
+    })),
     hasMore,
     cursor: hasMore && last ? encodeCursor(JSON.stringify(cursorValues(built.keys, last))) : null,
   };

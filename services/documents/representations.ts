@@ -8,6 +8,7 @@ import { principalOf } from '../shared/auth.ts';
 import { DomainError } from '../shared/errors.ts';
 import { findDocument } from './access.ts';
 import type { Document } from './document.entity.ts';
+import { pdfCopyOf } from './pdf-copy.ts';
 
 type ResponseMeta = { $responseType?: string; $responseHeaders?: Record<string, string> };
 
@@ -46,7 +47,14 @@ export async function clearancePart(ctx: Context<{ id: string; part: 'receipt' |
 
 export async function pdf(ctx: Context<{ id: string }>): Promise<Buffer> {
   const doc = await load(ctx);
-  if (!doc.hasPdf) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no PDF`);
-  (ctx.meta as ResponseMeta).$responseType = 'application/pdf';
-  return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+  const meta = ctx.meta as ResponseMeta;
+  if (doc.hasPdf) {
+    meta.$responseType = 'application/pdf';
+    return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+  }
+  const copy = doc.pdfCopy ? pdfCopyOf(doc.normalized) : null;
+  if (!copy) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no PDF`);
+  meta.$responseType = 'application/pdf';
+  meta.$responseHeaders = { 'Content-Disposition': `inline; filename="${copy.filename.replace(/["\\\r\n]/g, '_')}"` };
+  return copy.content;
 }

@@ -23,6 +23,7 @@ import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson }
 import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor } from './lifecycle-steps.ts';
+import { pdfCopyOf } from './pdf-copy.ts';
 import { documentView, recordedFormat } from './document-views.ts';
 import { asDomainError, duplicate, issue, missing, pure, validationFailed } from './document-errors.ts';
 import { DELIVER_JOB } from './delivery.ts';
@@ -334,6 +335,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
         xmlSyntax: artefact.xmlSyntax,
         normalized: artefact.normalized,
         hasPdf: artefact.hasPdf,
+        pdfCopy: !artefact.hasPdf && pdfCopyOf(artefact.normalized) !== null,
         readAt: null,
         archivedAt: null,
         notes: [],

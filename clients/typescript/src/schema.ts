@@ -648,8 +648,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The PDF of a hybrid (Factur-X / ZUGFeRD) document
-         * @description The PDF of a hybrid (Factur-X / ZUGFeRD) document
+         * The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
+         * @description The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
          */
         get: operations["documents.pdfRepresentation"];
         put?: never;
