@@ -31,7 +31,13 @@ export type { ParsedRecipient, RecipientRouting, RecipientEcho } from './address
 export { detectUbl } from './ubl-2.1/detect.ts';
 export { detectCii } from './cii-d16b/detect.ts';
 export { detectPdf } from './factur-x/detect.ts';
-export { TRANSLATORS, translatorFor, ubl21, ciiD16b } from './translators.ts';
-export type { Translator } from './translators.ts';
+export { TRANSLATORS, translatorFor, ubl21, ciiD16b, fatturaPa12 } from './translators.ts';
+export type { Translator, TranslatorId, TranslatedDocument } from './translators.ts';
 export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDateTimeWithTimezone } from './peppol/sbdh.ts';
 export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
+export { canonicalToFatturaPa, fatturaPaFileName } from './fatturapa/from-canonical.ts';
+export type { FatturaPaOptions } from './fatturapa/from-canonical.ts';
+export { fatturaPaToCanonical, fatturaPaBatchToCanonical, fatturaPaTreeToCanonical } from './fatturapa/to-canonical.ts';
+export type { ParsedFatturaPa } from './fatturapa/to-canonical.ts';
+export { detectFatturaPa } from './fatturapa/detect.ts';
+export { FATTURAPA_NS, NATURA_CODES, naturaOf, categoryOfNatura } from './fatturapa/codes.ts';
