@@ -80,7 +80,8 @@ class FatturaPaBuilder {
   }
 
   private required<T>(value: T | undefined, path: string, what: string): T | undefined {
-    if (value === undefined) this.fail('MISSING_FIELD', path, 'fatturapa-required', `${path}: FatturaPA requires ${what}`);
+    // A value refused for its form (too long, wrong characters) is already reported at the same path.
+    if (value === undefined && !this.issues.issues.some((i) => i.field === path)) this.fail('MISSING_FIELD', path, 'fatturapa-required', `${path}: FatturaPA requires ${what}`);
     return value;
   }
 

@@ -84,7 +84,7 @@ function isDocumentAllowanceCharge(el: XEl): boolean {
 }
 
 function line(el: XEl): Line {
-  const quantity = quantityOf(el) ?? '1';
+  const quantity = quantityOf(el) ?? '1.00';
   const vat = vatOfRate(el);
   const codes = kids(el, 'CodiceArticolo').map((c) => ({ type: txt(c, 'CodiceTipo') ?? '', value: txt(c, 'CodiceValore') ?? '' }));
   const seller = codes.find((c) => c.type === 'SELLER');
