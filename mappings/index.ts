@@ -31,10 +31,18 @@ export type { ParsedRecipient, RecipientRouting, RecipientEcho } from './address
 export { detectUbl } from './ubl-2.1/detect.ts';
 export { detectCii } from './cii-d16b/detect.ts';
 export { detectPdf } from './factur-x/detect.ts';
+export { detectZugferd1 } from './zugferd-1/detect.ts';
+export { zugferd1ToCanonical, zugferd1TreeToCanonical, zugferd1ProfileOf } from './zugferd-1/to-canonical.ts';
+export { zugferd1DeliveryForm, EN16931_CUSTOMIZATION_ID } from './zugferd-1/delivery.ts';
+export type { DeliveryTarget, DeliveryForm } from './zugferd-1/delivery.ts';
+export { ZF1_RSM_NS, ZF1_XMP_NS, ZF1_PROFILES } from './zugferd-1/namespaces.ts';
+export type { Zugferd1Profile } from './zugferd-1/namespaces.ts';
 export { TRANSLATORS, translatorFor, ubl21, ciiD16b, fatturaPa12 } from './translators.ts';
 export type { Translator, TranslatorId, TranslatedDocument } from './translators.ts';
 export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDateTimeWithTimezone } from './peppol/sbdh.ts';
 export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
+export { lifecycleToCdar, readCdar, CDV_STATUSES, STATUS_REASON_CODES, REASONS_BY_STATUS } from './cdar/index.ts';
+export type { CdarInput, CdarFacts, CdarPartyFacts, CdarAmountFacts, CdarStatusDetail, CdvStatus } from './cdar/index.ts';
 export { canonicalToFatturaPa, fatturaPaFileName } from './fatturapa/from-canonical.ts';
 export type { FatturaPaOptions } from './fatturapa/from-canonical.ts';
 export { fatturaPaToCanonical, fatturaPaBatchToCanonical, fatturaPaTreeToCanonical } from './fatturapa/to-canonical.ts';

@@ -3,6 +3,8 @@
  * a syntax at run time (a destination's native format, a deposit's detected format).
  */
 import type { CanonicalInvoice } from './canonical/model.ts';
+import type { ParsedDocument } from './ubl-2.1/to-canonical.ts';
+import type { ParsedFatturaPa } from './fatturapa/to-canonical.ts';
 import { detectUbl } from './ubl-2.1/detect.ts';
 import { ublToCanonical } from './ubl-2.1/to-canonical.ts';
 import { canonicalToUbl } from './ubl-2.1/from-canonical.ts';
@@ -19,7 +21,7 @@ export type TranslatorId = 'ubl-2.1' | 'cii-d16b' | 'fatturapa-1.2';
 export interface TranslatedDocument {
   canonical: CanonicalInvoice;
   original: string | Buffer;
-  syntax: TranslatorId;
+  syntax: ParsedDocument['syntax'] | ParsedFatturaPa['syntax'];
 }
 
 export interface Translator {

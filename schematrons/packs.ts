@@ -13,8 +13,11 @@ export const SCHEMATRONS_DIR = dirname(fileURLToPath(import.meta.url));
 export const CACHE_DIR = join(SCHEMATRONS_DIR, '.cache');
 export const MANIFEST_PATH = join(CACHE_DIR, 'manifest.json');
 
-/** `xml`: a document outside the invoice syntaxes (Peppol Reporting TSR/EUSR), run only through its own entry point. */
-export type Syntax = 'ubl' | 'cii' | 'xml';
+/**
+ * `xml`: a document outside the invoice syntaxes (Peppol Reporting TSR/EUSR), run only through its own
+ * entry point. `cdar`: a French lifecycle message (CDAR D22B), selected by `validate()` like an invoice.
+ */
+export type Syntax = 'ubl' | 'cii' | 'xml' | 'cdar';
 
 /** When a pack runs. All given conditions must hold; `always: true` runs it for every document of its syntax. */
 export interface PackSelector {
@@ -72,7 +75,7 @@ export function discoverPacks(root = SCHEMATRONS_DIR): PackSource[] {
         throw new Error(`${mf}: id/version (${m.id}/${m.version}) must match the folder ${p}/${v}`);
       }
       for (const [syntax, file] of Object.entries(m.files)) {
-        if (syntax !== 'ubl' && syntax !== 'cii' && syntax !== 'xml') throw new Error(`${mf}: unknown syntax ${syntax}`);
+        if (syntax !== 'ubl' && syntax !== 'cii' && syntax !== 'xml' && syntax !== 'cdar') throw new Error(`${mf}: unknown syntax ${syntax}`);
         if (!existsSync(join(vdir, file))) throw new Error(`${mf}: missing ${file}`);
       }
       packs.push({ ...m, dir: vdir });

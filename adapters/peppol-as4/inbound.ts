@@ -22,6 +22,8 @@ import { accessPointOf, type AccessPoint } from './access-point.ts';
 import { mlsFor, scheduleMls } from './mls.ts';
 import type { Outcome, ReceivedDocument } from './documents.ts';
 import { isProbeMessageId } from './probe.ts';
+import { receiveInvoiceResponse } from './responses.ts';
+import { isInvoiceResponseDocumentType } from '../../mappings/peppol/invoice-response.ts';
 
 const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
@@ -76,6 +78,7 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
     if (h.process.value !== header.process.value || h.process.scheme !== header.process.scheme) throw new As4Error('EBMS:0003', 'the SBDH PROCESSID is not the eb:Service');
 
     if (header.documentType.value === MLS_DOCUMENT_TYPE_ID) return await receiveMls(host, ap, message, opened, identity);
+    if (isInvoiceResponseDocumentType(header.documentType.value)) return await receiveInvoiceResponse(host, ap, message, opened);
 
     const type = apiTypeOfDocumentId(header.documentType.value);
     const entry = await host.directory.lookup({ peppolId: header.finalRecipient.value }, ap.livemode);

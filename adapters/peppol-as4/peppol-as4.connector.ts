@@ -13,6 +13,8 @@ import { accessPointOf } from './access-point.ts';
 import { sendOverAs4 } from './outbound.ts';
 import { receiveOverAs4 } from './inbound.ts';
 import { probeOverAs4 } from './probe.ts';
+import { respondOverAs4 } from './responses.ts';
+import { reportOverAs4 } from './reports.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -34,12 +36,12 @@ const peppolAs4 = {
     version: '1.0.0',
     apiVersion: CONNECTOR_API_VERSION,
     name: 'Peppol access point (AS4)',
-    description: 'Sends and receives Peppol BIS Billing documents as a Peppol AS4 access point: SML/SMP discovery, WS-Security signing and encryption, signed receipts',
+    description: 'Sends and receives Peppol BIS Billing documents as a Peppol AS4 access point: SML/SMP discovery, WS-Security signing and encryption, signed receipts, Message Level Status and Invoice Responses',
     // Which one a deployment serves is its PKI's: production takes live keys, the test network test keys.
     modes: ['test', 'live'],
     countries: ['*'],
     documentTypes: Object.keys(BILLING_DOCUMENT_TYPES),
-    capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: false, discover: true, registry: false, probe: true },
+    capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: true, discover: true, registry: false, probe: true, respond: true },
     network: 'peppol',
     options: {
       ...DISCOVERY_OPTIONS,
@@ -59,6 +61,7 @@ const peppolAs4 = {
       senderConcurrency: { type: 'number', description: 'Inbound messages processed at once per sending access point (more wait: 503 Retry-After)', default: 8 },
       breakerThreshold: { type: 'number', description: 'Failed exchanges in a row after which a destination is left alone', default: 5 },
       breakerCooldownMs: { type: 'number', description: 'How long a failing destination is left alone', default: 30000 },
+      acknowledgeReceipt: { type: 'boolean', description: 'Send the seller an Invoice Response AB (message acknowledgement) for each invoice received, besides the buyer\'s own answers', default: false },
       certificateWarningDays: { type: 'number', description: 'Health warns this many days before the access point certificate expires', default: 30 },
     },
   },
@@ -73,6 +76,8 @@ const peppolAs4 = {
   },
   send: sendOverAs4,
   probe: probeOverAs4,
+  respond: respondOverAs4,
+  report: reportOverAs4,
   routes: [{ method: 'POST', path: '/as4', auth: 'message', handle: receiveOverAs4 }],
 } satisfies Connector;
 

@@ -216,9 +216,12 @@ export interface ReportMessage {
    */
   reportId: string;
   livemode: boolean;
-  kind: 'transaction' | 'payment' | 'lifecycle';
-  /** ISO 3166-1 alpha-2 country of the authority. */
+  /** `network-statistics` (API 2.4): a network's own statistics of this service provider (Peppol Reporting's TSR and EUSR). */
+  kind: 'transaction' | 'payment' | 'lifecycle' | 'network-statistics';
+  /** ISO 3166-1 alpha-2 country of the authority; `*` for a network's own statistics. */
   country: string;
+  /** API 2.4: the network participant the report goes to, where the network says (Peppol Reporting: OpenPeppol's `9925:be0848934496`). */
+  recipient?: string;
   /** The company that reports. */
   reporter: Party;
   /** The period the data belongs to, where the authority groups by period (`2026-11`, `2026-11-01/2026-11-10`). */
@@ -362,6 +365,11 @@ export interface LifecycleResponse extends LifecycleAnswer {
   /** The platform's lifecycle code of the move (the French 200–213 model the API uses). */
   code: string;
   at: string;
+  /** A payment (`paid`): when, and the amount blocks (RAP: what remains to pay). */
+  paymentDate?: string;
+  amounts?: Record<string, string>;
+  /** A partial payment: more is to come. */
+  partial?: boolean;
   /** The received document it answers. */
   document: {
     documentId: string;

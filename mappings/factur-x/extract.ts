@@ -10,6 +10,7 @@ import { pdfHeaderOffset, sniffXmlRoot } from '../detect/sniff.ts';
 import type { XmlRoot } from '../detect/sniff.ts';
 import { CII_RSM_NS } from '../cii-d16b/namespaces.ts';
 import { UBL_CREDIT_NOTE_NS, UBL_INVOICE_NS } from '../ubl-2.1/namespaces.ts';
+import { ZF1_RSM_NS } from '../zugferd-1/namespaces.ts';
 import { assertObjectCount, capHitWhileLoading, decodeCapped, guardParserStreams, pdfLimits, pdfTooLarge } from './limits.ts';
 
 guardParserStreams();
@@ -168,7 +169,7 @@ function flavourOf(ns: string | undefined, root: XmlRoot | undefined): HybridFla
   if (ns?.startsWith('urn:factur-x:')) return 'factur-x';
   if (ns?.startsWith('urn:zugferd:')) return 'zugferd-2';
   if (ns?.startsWith('urn:ferd:')) return 'zugferd-1';
-  if (root?.localName === 'CrossIndustryDocument') return 'zugferd-1';
+  if (root?.localName === 'CrossIndustryDocument' && root.namespace === ZF1_RSM_NS) return 'zugferd-1';
   return 'unknown';
 }
 
@@ -176,7 +177,7 @@ function syntaxOf(root: XmlRoot | undefined): HybridPdf['syntax'] {
   if (!root) return 'xml';
   if (root.localName === 'CrossIndustryInvoice' && (root.namespace === CII_RSM_NS || root.namespace === '')) return 'cii';
   if ((root.localName === 'Invoice' && root.namespace === UBL_INVOICE_NS) || (root.localName === 'CreditNote' && root.namespace === UBL_CREDIT_NOTE_NS)) return 'ubl';
-  if (root.localName === 'CrossIndustryDocument') return 'zugferd-1';
+  if (root.localName === 'CrossIndustryDocument' && root.namespace === ZF1_RSM_NS) return 'zugferd-1';
   if (root.localName === 'SCRDMCCBDACIOMessageStructure') return 'order-x';
   return 'xml';
 }
@@ -272,13 +273,23 @@ export async function extractHybridPdf(bytes: Uint8Array): Promise<HybridPdf> {
   const chosen = (wanted ? xmlFiles.find((a) => a.name.toLowerCase() === wanted) : undefined)
     ?? PREFERRED_NAMES.map((n) => xmlFiles.find((a) => a.name.toLowerCase() === n)).find(Boolean)
     ?? xmlFiles[0];
-  if (!chosen) throw broken('PDF carries no embedded e-invoice XML', 'hybrid-embedded-xml');
+  if (!chosen) {
+    // The invoice file is there but is not XML (an image, a truncated or binary stream): say which.
+    const named = attachments.find((a) => a.name.toLowerCase() === wanted) ?? attachments.find((a) => PREFERRED_NAMES.includes(a.name.toLowerCase()));
+    if (named) throw broken(`The PDF's invoice attachment ${named.name} is not XML (it starts with ${JSON.stringify(named.bytes.subarray(0, 16).toString('latin1'))})`, 'hybrid-embedded-xml');
+    throw broken(`PDF carries no embedded e-invoice XML${attachments.length ? ` (attachments: ${attachments.map((a) => a.name).join(', ')})` : ''}`, 'hybrid-embedded-xml');
+  }
   if (wanted && chosen.name.toLowerCase() !== wanted) xmpIssues.push(`XMP DocumentFileName ${xmp!.documentFileName} names no embedded file`);
 
   const root = sniffXmlRoot(chosen.bytes);
   const levelProfile = normaliseConformanceLevel(xmp?.conformanceLevel);
   if (xmp?.conformanceLevel !== undefined && !levelProfile) xmpIssues.push(`unknown XMP ConformanceLevel "${xmp.conformanceLevel}"`);
   if (xmp && xmp.conformanceLevel === undefined) xmpIssues.push('XMP has no ConformanceLevel');
+  // ZUGFeRD 1.0 has its own XMP namespace: a PDF that declares one flavour and embeds the other is suspect.
+  const xmlIsZf1 = syntaxOf(root) === 'zugferd-1';
+  if (xmp && xmp.namespace.startsWith('urn:ferd:') !== xmlIsZf1) {
+    xmpIssues.push(xmlIsZf1 ? `the XMP declares ${xmp.namespace} but the embedded XML is ZUGFeRD 1.0` : `the XMP declares ZUGFeRD 1.0 (${xmp.namespace}) but the embedded XML is not a ZUGFeRD 1.0 CrossIndustryDocument`);
+  }
   const guidelineId = guidelineOf(chosen.bytes);
   const typeCode = typeCodeOf(chosen.bytes);
   const xmlProfile = profileFromGuideline(guidelineId);

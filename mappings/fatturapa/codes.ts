@@ -8,9 +8,6 @@
 
 export const FATTURAPA_NS = 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2';
 
-/** BT-24 of an invoice read from FatturaPA, which names no EN 16931 specification: the core standard. */
-export const EN16931_CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017';
-
 /** NaturaType of the 1.2.2 schema, without N2 / N3 / N6, which the SDI refuses since 1 January 2021. */
 export const NATURA_CODES: ReadonlySet<string> = new Set([
   'N1', 'N2.1', 'N2.2', 'N3.1', 'N3.2', 'N3.3', 'N3.4', 'N3.5', 'N3.6', 'N4', 'N5',

@@ -12,10 +12,11 @@ import { defined, nonEmpty } from '../canonical/object.ts';
 import { MappingError } from '../errors.ts';
 import { at, kid, kids, readTree, txt, type XEl } from '../xml/tree.ts';
 import {
-  EAS_CODDEST, EAS_IPA, EN16931_CUSTOMIZATION_ID, EAS_PEC, FATTURAPA_NS, MEANS_OF_MODALITA, NO_SDI_CODE, SCHEME_CODICE_FISCALE, TYPE_CODE_OF_TIPO,
+  EAS_CODDEST, EAS_IPA, EAS_PEC, FATTURAPA_NS, MEANS_OF_MODALITA, NO_SDI_CODE, SCHEME_CODICE_FISCALE, TYPE_CODE_OF_TIPO,
   categoryOfNatura,
 } from './codes.ts';
 import { CUSTOM_FIELD_KEYS } from './italian-fields.ts';
+import { EN16931_CUSTOMIZATION_ID } from '../zugferd-1/delivery.ts';
 
 /** A FatturaPA document read into the canonical model. */
 export interface ParsedFatturaPa {

@@ -17,7 +17,8 @@ export interface ParsedDocument {
   canonical: CanonicalInvoice;
   /** Exactly what the caller passed (same string or same Buffer). */
   original: string | Buffer;
-  syntax: 'ubl-2.1' | 'cii-d16b';
+  /** The syntax read; `zugferd-1` documents are delivered in a derived EN 16931 form (zugferd-1/delivery.ts). */
+  syntax: 'ubl-2.1' | 'cii-d16b' | 'zugferd-1';
 }
 
 

@@ -6,7 +6,7 @@
 import type { Context } from 'moleculer';
 import { defineAction, type ActionContract } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
-import type { CheckRequest, CheckResult, ConnectorHealth, ProbeReport, ProbeRequest, ConnectorManifest, Participant, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
+import type { CheckRequest, CheckResult, ConnectorHealth, LifecycleResponse, ProbeReport, ProbeRequest, ConnectorManifest, Participant, InboundResponse, OutboundMessage, RegistryRequest, RegistryResult, ReportMessage, ReportResult, RespondResult, SendResult, StatusRequest, StatusResult } from '../../adapters/sdk/index.ts';
 
 /** Metadata key of an `adapter.<id>` service that carries its manifest. */
 export const MANIFEST_METADATA_KEY = 'connector';
@@ -35,6 +35,8 @@ export interface AdapterContracts {
   health: ActionContract<Record<string, never>, ConnectorHealth>;
   /** The reachability self-test (API 2.3); only connectors with the `probe` capability have it. */
   probe: ActionContract<ProbeRequest, ProbeReport>;
+  /** A buyer's lifecycle move passed back to the sender (API 2.4); only connectors with the `respond` capability have it. */
+  respond: ActionContract<LifecycleResponse, RespondResult>;
 }
 
 const message = {
@@ -60,14 +62,23 @@ export function adapterContracts(connectorId: string): AdapterContracts {
       status: defineAction(service, 'status', { params: { messageId: 'string', livemode: 'boolean' } }),
       report: defineAction(service, 'report', {
         params: {
-          reportId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', kind: { type: 'enum', values: ['transaction', 'payment', 'lifecycle'] },
-          country: { type: 'string', length: 2 }, reporter: 'object', period: { type: 'string', optional: true, max: 64 },
+          reportId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', kind: { type: 'enum', values: ['transaction', 'payment', 'lifecycle', 'network-statistics'] },
+          country: { type: 'string', min: 1, max: 2 }, recipient: { type: 'string', optional: true, max: 200 }, reporter: 'object', period: { type: 'string', optional: true, max: 64 },
           documentIds: { type: 'array', items: 'string', max: 10_000 }, payload: 'object',
         },
       }),
       lookupCompany: defineAction(service, 'lookupCompany', { params: { vatNumber: { type: 'string', min: 3, max: 32 }, livemode: 'boolean' } }),
       health: defineAction(service, 'health', { params: {} }),
       probe: defineAction(service, 'probe', { params: { participantId: { type: 'string', min: 3, max: 160 }, documentType: 'string', livemode: 'boolean', country: { type: 'string', optional: true, max: 2 } } }),
+      respond: defineAction(service, 'respond', {
+        params: {
+          responseId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', code: { type: 'string', max: 8 },
+          status: { type: 'enum', values: ['received', 'under_review', 'approved', 'disputed', 'rejected', 'paid'] }, at: 'string',
+          reason: { type: 'string', optional: true, max: 4096 }, reasonCode: { type: 'string', optional: true, max: 64 }, note: { type: 'string', optional: true, max: 4096 },
+          paymentDate: { type: 'string', optional: true, max: 32 }, amounts: { type: 'record', optional: true, key: { type: 'string', max: 16 }, value: { type: 'string', max: 64 } },
+          partial: { type: 'boolean', optional: true }, document: 'object',
+        },
+      }),
       route: defineAction(service, 'route', {
         params: { method: 'string', route: 'string', headers: 'object', query: 'object', body: 'string', clientCertificate: { type: 'object', optional: true } },
       }),

@@ -52,6 +52,7 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
   const report = connector.report?.bind(connector);
   const health = connector.health?.bind(connector);
   const probe = connector.probe?.bind(connector);
+  const respond = connector.respond?.bind(connector);
   let running: RunningHost | undefined;
   const host = () => {
     if (!running) throw new Errors.MoleculerRetryableError(`adapter.${manifest.id} is not started`, 503, 'CONNECTOR_NOT_STARTED');
@@ -67,6 +68,8 @@ export function connectorService(connector: Connector, settings: ConnectorSettin
       ...(health ? { health: implement(c.health, async () => health(host())) } : {}),
       // Declared only for connectors that run the reachability self-test; a broken hop is an answer, a throw is the adapter failing.
       ...(probe ? { probe: implement(c.probe, async (ctx) => { try { return await probe(ctx.params, host()); } catch (err) { throw transientError(manifest.id, err); } }) } : {}),
+      // Declared only for connectors that pass lifecycle answers back (a Peppol Invoice Response).
+      ...(respond ? { respond: implement(c.respond, async (ctx) => rejectedWhenPermanent(manifest.id, () => respond(ctx.params, host()))) } : {}),
       check: implement(c.check, async (ctx) => {
         if (!connector.check) throw missingVerb(manifest.id, 'discover');
         try { return await connector.check(ctx.params, host()); } catch (err) { throw transientError(manifest.id, err); }

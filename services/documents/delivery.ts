@@ -145,7 +145,7 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
     const base = { organizationId: doc.organizationId, companyId: doc.companyId, livemode: doc.livemode };
     const billing = BILLING_TYPES.has(doc.type);
     const step = (code: string, by: string, extra: Partial<LifecycleEntry> = {}) => {
-      const event = billing ? applyStep(doc, entryFor(code, by, now, extra)) : null;
+      const event = billing ? applyStep(tx, doc, entryFor(code, by, now, extra)) : null;
       if (event) events.push(event);
     };
 
@@ -155,7 +155,7 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
       events.push({ ...base, type: 'document.sent', data: { documentId: doc.id, type: doc.type, sentAt: now.toISOString() } });
       step('201', 'seller_platform');
     };
-    const failed = (errorCode: string, errorMessage: string) => events.push(...failDelivery(doc, errorCode, errorMessage, now));
+    const failed = (errorCode: string, errorMessage: string) => events.push(...failDelivery(tx, doc, errorCode, errorMessage, now));
     switch (outcome.outcome) {
       case 'delivered': {
         sent();

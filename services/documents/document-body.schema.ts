@@ -32,6 +32,18 @@ export const NOTE_SCHEMA: JsonSchema = {
   properties: { id: { type: 'string' }, text: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
 };
 
+/** What became of a lifecycle step's follow-up beyond the platform. */
+const FOLLOW_UP_SCHEMA: JsonSchema = {
+  type: 'object', required: ['via', 'status', 'at', 'attempts'],
+  properties: {
+    via: { type: 'string', description: 'The connector that carried it' },
+    status: { type: 'string', enum: ['sent', 'reported', 'unsupported', 'failed'], description: '`unsupported`: the other side takes no such message; nothing was sent' },
+    at: { type: 'string', format: 'date-time' }, attempts: { type: 'integer', minimum: 1 },
+    messageId: { type: 'string', description: 'The network\'s id of what was sent, or the tax platform\'s reference of the report' },
+    errorCode: { type: 'string' }, message: { type: 'string' },
+  },
+};
+
 export const LIFECYCLE_ENTRY_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['code', 'label', 'status', 'emittedBy', 'at'],
@@ -41,6 +53,9 @@ export const LIFECYCLE_ENTRY_SCHEMA: JsonSchema = {
     reason: { type: 'string' }, reasonCode: { type: 'string' }, note: { type: 'string' }, partial: { type: 'boolean' },
     amounts: { type: 'object', additionalProperties: { type: 'string' }, description: 'MAP, MNA, MAPTTC, MNATTC, MEN … of approvals and payments' },
     paymentDate: { type: 'string', format: 'date' }, paymentReference: { type: 'string' }, paymentCurrency: { type: 'string' }, relatedDocumentId: { type: 'string' },
+    via: { type: 'string', description: 'The other party\'s answer came over the network through this connector (a Peppol Invoice Response, an SDI esito)' },
+    response: { ...FOLLOW_UP_SCHEMA, description: 'The buyer\'s answer passed back to the sender over the network it came by (a Peppol Invoice Response)' },
+    report: { ...FOLLOW_UP_SCHEMA, description: 'This status reported to the tax platform (France: a CDAR to the PPF); compliance.reported says the same' },
   },
 };
 

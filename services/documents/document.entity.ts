@@ -26,8 +26,28 @@ export interface LifecycleEntry {
   paymentReference?: string;
   paymentCurrency?: string;
   relatedDocumentId?: string;
+  /** The other party's answer came over the network through this connector (a Peppol Invoice Response, an SDI esito). */
+  via?: string;
   /** A partial collection (212 with an amount still to collect): further collections may follow. */
   partial?: boolean;
+  /** The buyer's answer passed back to the sender over the network it came by (a Peppol Invoice Response). */
+  response?: FollowUpOutcome;
+  /** The status reported to the tax platform (the French PPF): `compliance.reported` said the same. */
+  report?: FollowUpOutcome;
+}
+
+/** What became of a step's follow-up beyond this platform (services/documents/follow-ups.ts). */
+export interface FollowUpOutcome {
+  /** The connector that carried it. */
+  via: string;
+  /** `unsupported`: the other side takes no such message (nothing was sent). */
+  status: 'sent' | 'reported' | 'unsupported' | 'failed';
+  at: string;
+  attempts: number;
+  /** The network's id of what was sent (the response's message id, the platform's reference of the report). */
+  messageId?: string;
+  errorCode?: string;
+  message?: string;
 }
 
 export interface DocumentNote {

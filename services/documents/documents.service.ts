@@ -17,6 +17,9 @@ import { findDocument } from './access.ts';
 import { documentView } from './document-views.ts';
 import { sendOne, sendBatch } from './send.ts';
 import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from './delivery.ts';
+import { FOLLOW_UP_JOB, handleFollowUps, runFollowUps } from './follow-ups.ts';
+import { respondToSender } from './responses.ts';
+import { reportToTaxPlatform } from './compliance-reports.ts';
 import { evidence, evidenceBundle } from './evidence.ts';
 import { receiveInbound } from './inbox.ts';
 import { recordNetworkStatus } from './network-status.ts';
@@ -27,9 +30,17 @@ import { documentAction, lifecycleView, postLifecycle } from './lifecycle-action
 import type { DocsThis } from './service-state.ts';
 import * as contract from './documents.contract.ts';
 
+// What a lifecycle step sets going beyond the platform: the buyer's answer to the sender, the status to the tax platform.
+handleFollowUps('respond', respondToSender);
+handleFollowUps('report', reportToTaxPlatform);
+
 const DocumentsService: ServiceSchema = {
   name: 'documents',
-  mixins: [OrmMixin, OutboxMixin, SchedulerMixin({ [DELIVER_JOB]: { batch: 50, async handle(this: Service, jobs, em) { await deliverDue.call(this as DeliveryThis, jobs, em); } } })],
+  mixins: [OrmMixin, OutboxMixin, SchedulerMixin({
+    [DELIVER_JOB]: { batch: 50, async handle(this: Service, jobs, em) { await deliverDue.call(this as DeliveryThis, jobs, em); } },
+    // Invoice Responses to senders and reports to tax platforms, after the lifecycle steps that call for them.
+    [FOLLOW_UP_JOB]: { batch: 20, parallel: 2, handle: runFollowUps },
+  })],
 
   created() {
     (this as unknown as DeliveryThis).delivery = createDeliveryState();

@@ -82,7 +82,7 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
             // The buyer's copy shares the history so far: deposited, issued, received, made available.
             doc.lifecycle = ['200', '201', '202'].map((code) => entryFor(code, FRENCH_STATUSES[code]!.emittedBy, now));
             doc.lifecycleCode = '202';
-            applyStep(doc, entryFor('203', 'buyer_platform', now)); // its event is document.received, below
+            applyStep(tx, doc, entryFor('203', 'buyer_platform', now)); // its event is document.received, below
           }
           await this.recordEvent(ctx, tx, {
             organizationId: organization.id, companyId: p.recipient.companyId, type: 'document.received', livemode,

@@ -59,7 +59,7 @@ async function lockWithCounterpart(tx: EntityManager, auth: Principal, id: strin
 
 /** Applies a step to a document and to its counterpart; lifecycle.updated on both sides. */
 async function applyEverywhere(this: DocsThis, ctx: Context, tx: EntityManager, doc: Document, counterpart: Document | null, entry: LifecycleEntry): Promise<void> {
-  for (const event of [applyStep(doc, entry), counterpart ? applyStep(counterpart, { ...entry }) : null]) {
+  for (const event of [applyStep(tx, doc, entry), counterpart ? applyStep(tx, counterpart, { ...entry }) : null]) {
     if (event) await this.recordEvent(ctx, tx, event);
   }
 }

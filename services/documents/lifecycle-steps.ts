@@ -2,9 +2,13 @@
  * Applying French lifecycle steps to a document (send, delivery, inbox and the lifecycle actions
  * all do), and which event each step fires.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OutboxEventInput } from '../../mixins/outbox.mixin.ts';
+import { scheduleJobs } from '../shared/scheduler/scheduler.ts';
 import type { Document, LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES, FRENCH_STATUSES, apiStatusOf, type Party } from './lifecycle.ts';
+import { isFrenchReform } from './reform.ts';
+import { followUpsOf } from './follow-ups.ts';
 
 export function partyOf(doc: Document): Party {
   return doc.direction === 'incoming' ? 'buyer' : 'supplier';
@@ -17,22 +21,6 @@ export function currentPartial(doc: Document): boolean {
 export function entryFor(code: string, emittedBy: string, at: Date, extra: Partial<LifecycleEntry> = {}): LifecycleEntry {
   const s = FRENCH_STATUSES[code]!;
   return { code, label: s.label, status: s.apiStatus, emittedBy, at: at.toISOString(), ...extra };
-}
-
-/** Peppol participant schemes of French companies (SIRET, SIREN, SIRENE) used by the French addressing rules. */
-const FRENCH_SCHEMES = ['0009:', '0225:', '0002:'];
-
-/**
- * Whether a document falls under the French e-invoicing reform, whose lifecycle codes (200–213) and
- * tax-platform reporting apply: addressed through the French directory, or from a French seller to a
- * French buyer. Other documents (a Belgian invoice over Peppol) keep the same API lifecycle, but
- * their events carry no French framework.
- */
-function isFrenchReform(doc: Document): boolean {
-  const receiver = doc.receiverPeppolId ?? (doc.recipient as { peppolId?: string } | null)?.peppolId ?? '';
-  if (doc.recipient?.addressingIdentifier || FRENCH_SCHEMES.some((scheme) => receiver.startsWith(scheme))) return true;
-  const n = doc.normalized as { seller?: { address?: { country?: string } }; buyer?: { address?: { country?: string } } } | null | undefined;
-  return n?.seller?.address?.country === 'FR' && n?.buyer?.address?.country === 'FR';
 }
 
 function complianceOf(code: string, doc: Document): Record<string, unknown> | null {
@@ -49,12 +37,15 @@ function complianceOf(code: string, doc: Document): Record<string, unknown> | nu
 const STEPS_WITH_THEIR_OWN_EVENT = new Set(['201', '202', '203', '213']);
 
 /**
- * Appends a lifecycle step and returns the lifecycle.updated event it fires, if any. Deposit (200)
- * fires one only under the French reform, where it is a status reported to the tax platform.
+ * Appends a lifecycle step in the caller's transaction and returns the lifecycle.updated event it
+ * fires, if any. Deposit (200) fires one only under the French reform, where it is a status reported
+ * to the tax platform. What the step sets going beyond the platform (an Invoice Response to the
+ * sender, a report to the tax platform) is scheduled in the same unit of work (follow-ups.ts).
  */
-export function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInput | null {
+export function applyStep(tx: EntityManager, doc: Document, entry: LifecycleEntry): OutboxEventInput | null {
   const previous = doc.lifecycleCode ?? null;
   doc.lifecycle = [...doc.lifecycle, entry];
+  scheduleJobs(tx, followUpsOf(doc, entry, new Date(entry.at)));
   doc.lifecycleCode = entry.code;
   if (BILLING_TYPES.has(doc.type) && !(doc.deliveryStatus === 'failed' && entry.code !== '213')) doc.status = apiStatusOf(entry.code, entry.partial === true, doc.direction);
   if (STEPS_WITH_THEIR_OWN_EVENT.has(entry.code) || (entry.code === '200' && !isFrenchReform(doc))) return null;
@@ -69,13 +60,13 @@ export function applyStep(doc: Document, entry: LifecycleEntry): OutboxEventInpu
  * it reports later): failed, French status 213 for a billing document, and `document.failed`.
  * Answers the events for the caller's outbox.
  */
-export function failDelivery(doc: Document, errorCode: string, errorMessage: string, now: Date): OutboxEventInput[] {
+export function failDelivery(tx: EntityManager, doc: Document, errorCode: string, errorMessage: string, now: Date): OutboxEventInput[] {
   doc.deliveryStatus = 'failed';
   doc.errorCode = errorCode;
   doc.errorMessage = errorMessage;
   doc.nextAttemptAt = null;
   doc.status = 'rejected';
-  const step = BILLING_TYPES.has(doc.type) ? applyStep(doc, entryFor('213', 'platform', now, { reason: errorMessage, reasonCode: errorCode })) : null;
+  const step = BILLING_TYPES.has(doc.type) ? applyStep(tx, doc, entryFor('213', 'platform', now, { reason: errorMessage, reasonCode: errorCode })) : null;
   return [
     ...(step ? [step] : []),
     { organizationId: doc.organizationId, companyId: doc.companyId, livemode: doc.livemode, type: 'document.failed', data: { documentId: doc.id, errorCode, errorMessage } },

@@ -17,7 +17,7 @@ import { validate } from '../validation/validation.contract.ts';
 import { candidateConnectors, discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
 import type { CheckResult, Participant } from '../../adapters/sdk/index.ts';
-import { rawDeposit, detectFormat, parseRecipient, withJsonLocations, type CanonicalInvoice, type ParsedRecipient } from '../../mappings/index.ts';
+import { rawDeposit, detectFormat, parseRecipient, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
@@ -85,8 +85,16 @@ async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[
   }
 }
 
+/** Where a send goes: its country and network select the rules; the Peppol ids address a derived UBL (BT-34 / BT-49). */
+interface Destination {
+  country?: string | undefined;
+  network?: 'peppol' | undefined;
+  senderPeppolId?: string | null | undefined;
+  recipientPeppolId?: string | null | undefined;
+}
+
 /** A send is validated with the destination country's packs and the rules of the network carrying it. */
-async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, destination: { country?: string | undefined; network?: 'peppol' | undefined }): Promise<Artefact> {
+async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, destination: Destination): Promise<Artefact> {
   const base = { filename: null, xml: null, xmlSyntax: null, hasPdf: false, storedFormat: null, fileId: null } as const;
   const destinationParams = { ...(destination.country ? { country: destination.country } : {}), ...(destination.network ? { network: destination.network } : {}) };
   switch (p.format) {
@@ -113,7 +121,9 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, d
       const detected = detectFormat(bytes).format;
       const expected = p.format === 'ubl-xml' ? 'ubl' : 'cii';
       if (detected !== expected) {
-        const msg = `format=${p.format} but the XML is ${detected === 'ubl' ? 'UBL' : detected === 'cii' ? 'CII' : 'neither UBL nor CII'}`;
+        const msg = detected === 'zugferd-1'
+          ? `format=${p.format} but the XML is a ZUGFeRD 1.0 CrossIndustryDocument: send it with format=auto, which reads it and delivers its EN 16931 form`
+          : `format=${p.format} but the XML is ${detected === 'ubl' ? 'UBL' : detected === 'cii' ? 'CII' : 'neither UBL nor CII'}`;
         throw new DomainError('INVALID_REQUEST', msg, { details: [issue('xml', 'format', msg)] });
       }
       const result = await call(ctx, validate, { format: p.format, xml: p.xml, ...destinationParams });
@@ -129,12 +139,23 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, d
       const result = await call(ctx, validate, { format: 'auto', file: { content }, ...destinationParams });
       if (!result.valid) throw validationFailed(result.findings);
       const bytes = Buffer.from(content, 'base64');
-      const deposit = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromDeposit', [bytes], bytes.length);
-      const hybrid = deposit.hybridXml !== undefined;
+      // A ZUGFeRD 1.0 deposit travels as EN 16931 UBL on a Peppol network, as CII elsewhere.
+      const target: DeliveryTarget = {
+        syntax: destination.network === 'peppol' ? 'ubl' : 'cii',
+        ...(destination.senderPeppolId ? { sellerEndpoint: destination.senderPeppolId } : {}),
+        ...(destination.recipientPeppolId ? { buyerEndpoint: destination.recipientPeppolId } : {}),
+      };
+      const deposit = await parseOnWorkers<ParsedForSend>(workers, 'canonicalFromDeposit', [bytes, target], bytes.length);
+      if (deposit.derivedFrom && target.syntax === 'ubl') {
+        // The validation above ran the rules on the derived CII; the UBL a Peppol network carries
+        // (with its BIS identifiers and the routing's endpoints) is checked as it will be delivered.
+        const delivered = await call(ctx, validate, { format: 'ubl-xml', xml: deposit.xml!, ...destinationParams });
+        if (!delivered.valid) throw validationFailed(delivered.findings);
+      }
       return {
         ...base, ...fromCanonical(deposit.canonical), original: bytes,
-        originalContentType: hybrid ? 'application/pdf' : 'application/xml', filename: p.file?.filename ?? p.filename ?? null,
-        xml: deposit.hybridXml ?? bytes.toString('utf8'), xmlSyntax: deposit.syntax, hasPdf: hybrid,
+        originalContentType: deposit.pdf ? 'application/pdf' : 'application/xml', filename: p.file?.filename ?? p.filename ?? null,
+        xml: deposit.xml ?? bytes.toString('utf8'), xmlSyntax: deposit.syntax, hasPdf: deposit.pdf === true,
       };
     }
     default: {
@@ -251,7 +272,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
   }
 
   const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth) : undefined;
-  const artefact = await buildArtefact(this.workers, ctx, p, { country: resolved?.country, network: resolved?.network });
+  const artefact = await buildArtefact(this.workers, ctx, p, { country: resolved?.country, network: resolved?.network, senderPeppolId: company.peppolId, recipientPeppolId: resolved?.peppolId });
   if (BILLING_TYPES.has(p.type)) assertIssuer(artefact, company, p);
   const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;
 
@@ -320,7 +341,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
       });
       if (routed && BILLING_TYPES.has(p.type)) {
         // 200 Deposited: the send passed format, identifier and directory controls.
-        const deposited = applyStep(doc, entryFor('200', 'seller_platform', now));
+        const deposited = applyStep(tx, doc, entryFor('200', 'seller_platform', now));
         if (deposited) await this.recordEvent(ctx, tx, deposited);
       }
       if (routed) scheduleJobs(tx, [{ kind: DELIVER_JOB, ref: doc.id, companyId: company.id, dueAt: now }]);

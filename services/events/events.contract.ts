@@ -64,7 +64,14 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, Record<string, unkno
   'company.smp_registered': { type: 'object', required: ['companyId', 'peppolId'], properties: { companyId: str, peppolId: str } },
   'compliance.reported': {
     type: 'object', required: ['documentId', 'reportedTo', 'status'],
-    properties: { documentId: str, reportedTo: { type: 'string', examples: ['PPF', 'SDI'] }, status: { type: 'string', description: '`failed` on failure' } },
+    properties: {
+      documentId: str, reportedTo: { type: 'string', examples: ['PPF', 'SDI'] }, status: { type: 'string', enum: ['reported', 'failed'], description: '`failed` on failure' },
+      lifecycleCode: { type: 'string', description: 'The lifecycle status reported (France: 200, 210, 212, 213)' },
+      connectorId: { type: 'string', description: 'The connector that carried the report or brought the verdict' },
+      networkReportId: { type: 'string', description: 'The tax platform\'s reference of the report' },
+      errorCode: { type: 'string', description: 'The tax platform\'s own code on failure (PPF 00025, SDI 00200 …)', examples: ['PPF:00025', 'SDI:00306'] },
+      errorMessage: str,
+    },
   },
   'company.imported': companyFacts,
   'company.import.pending': companyFacts,

@@ -90,17 +90,29 @@ export const issueToken = defineAction<TokenParams, TokenResult>(SERVICE, 'issue
 export interface Jwks {
   keys: Array<Record<string, unknown>>;
 }
+const JWKS_SCHEMA = { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid', 'alg'], properties: { kty: { type: 'string', const: 'EC' }, crv: { type: 'string', const: 'P-256' }, x: { type: 'string' }, y: { type: 'string' }, kid: { type: 'string' }, alg: { type: 'string', const: 'ES256' }, use: { type: 'string', const: 'sig' } } } } } };
+
 export const jwks = defineAction<Record<string, never>, Jwks>(SERVICE, 'jwks', {
   params: { ...STRICT_REMOVE },
   http: {
     method: 'GET', path: '/.well-known/jwks.json', access: 'public', tag: 'OAuth',
     summary: 'Public keys of the built-in issuer (JWKS): the signing key and the rotated keys whose tokens may still be alive',
-    response: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid', 'alg'], properties: { kty: { type: 'string', const: 'EC' }, crv: { type: 'string', const: 'P-256' }, x: { type: 'string' }, y: { type: 'string' }, kid: { type: 'string' }, alg: { type: 'string', const: 'ES256' }, use: { type: 'string', const: 'sig' } } } } } },
+    response: JWKS_SCHEMA,
+  },
+});
+
+/** Every key that ever signed: verifies a statement (an evidence bundle) after its key retired from the JWKS. */
+export const statementKeys = defineAction<Record<string, never>, Jwks>(SERVICE, 'statementKeys', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'GET', path: '/.well-known/statement-keys.json', access: 'public', tag: 'OAuth',
+    summary: 'Public keys of every key this platform ever signed with (JWKS), for verifying signed statements such as evidence bundles long after their key stopped signing tokens; tokens verify against /.well-known/jwks.json only',
+    response: JWKS_SCHEMA,
   },
 });
 
 export interface SignedStatement {
-  /** Compact JWS (ES256) of the statement, verifiable with /.well-known/jwks.json while its key is published. */
+  /** Compact JWS (ES256) of the statement, verifiable with /.well-known/statement-keys.json (and /.well-known/jwks.json while its key signs tokens). */
   jws: string;
   kid: string;
 }

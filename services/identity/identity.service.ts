@@ -17,7 +17,7 @@ import { Membership, type MembershipRole } from './membership.entity.ts';
 import { Integration } from './integration.entity.ts';
 import { IssuedToken } from './issued-token.entity.ts';
 import { newClientId, newClientSecret, secretMatches } from './client-secrets.ts';
-import { privateKeyOf, publishedKeys, rotate, secureKeysAtRest, signingKey, type KeyPolicy } from './signing-keys.ts';
+import { privateKeyOf, publishedKeys, rotate, secureKeysAtRest, signingKey, statementKeys, type KeyPolicy } from './signing-keys.ts';
 import { generatedKeySecret, resolveKeySecret } from './key-secret.ts';
 import * as contract from './identity.contract.ts';
 import type { IntegrationView, TechnicalAccountView } from './identity.contract.ts';
@@ -122,6 +122,11 @@ const IdentityService: ServiceSchema = {
     jwks: action(contract.jwks, async (ctx) => {
       (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'public, max-age=300' };
       return { keys: (await publishedKeys(emOf(ctx), systemClock.now())) as Array<Record<string, unknown>> };
+    }),
+
+    statementKeys: action(contract.statementKeys, async (ctx) => {
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'public, max-age=300' };
+      return { keys: (await statementKeys(emOf(ctx))) as Array<Record<string, unknown>> };
     }),
 
     signStatement: action(contract.signStatement, async function (this: IdentityThis, ctx) {

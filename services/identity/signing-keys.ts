@@ -107,6 +107,16 @@ export async function publishedKeys(em: EntityManager, now: Date): Promise<JWK[]
   return rows.map((r) => r.publicJwk as JWK);
 }
 
+/**
+ * Public JWKs of every key this service ever signed with, newest first: what verifies a signed
+ * statement (an evidence bundle) years after its key stopped signing tokens. Rows are never
+ * deleted, so the archive is complete; tokens are verified against publishedKeys only.
+ */
+export async function statementKeys(em: EntityManager): Promise<JWK[]> {
+  const rows = await em.find(SigningKey, {}, { orderBy: { createdAt: 'desc' } });
+  return rows.map((r) => r.publicJwk as JWK);
+}
+
 export interface AtRestReport {
   /** Rows found in clear (older versions), now encrypted. */
   sealed: string[];

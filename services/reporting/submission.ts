@@ -1,11 +1,15 @@
 /**
  * Submission of the monthly reports (the cron tick of services/reporting): the previous month's TSR
- * and EUSR POSTed to EINV_PEPPOL_REPORTING_URL, each once. A short statement claims a report
- * (`peppol_report_submissions`, a lease against a second replica), the POST runs outside any
- * transaction, another short statement records the outcome; a failed POST leaves the report
- * unsubmitted and the next tick tries it again, whatever its month.
+ * and EUSR, each once, to EINV_PEPPOL_REPORTING_URL: an HTTP(S) URL is POSTed to; `peppol:` (or
+ * `peppol:<participant>`) sends them over the Peppol network itself, as the network expects, through
+ * the peppol-as4 connector to OpenPeppol's participant (9925:be0848934496 unless named). A short
+ * statement claims a report (`peppol_report_submissions`, a lease against a second replica), the
+ * submission runs outside any transaction, another short statement records the outcome; a failed one
+ * leaves the report unsubmitted and the next tick tries it again, whatever its month.
  */
 import type { ServiceBroker } from 'moleculer';
+import { call } from '../shared/call.ts';
+import { adapterContracts } from '../connectors/adapters.contract.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { peppolReportingConfig } from '../shared/config.ts';
@@ -50,6 +54,21 @@ async function post(url: string, xml: string, headers: Record<string, string>, t
   return res.status;
 }
 
+/** The Peppol connector that files the reports over the network itself. */
+const PEPPOL_CONNECTOR = 'peppol-as4';
+
+/** Files one report over Peppol AS4; answers the receiver's message id, throws what went wrong. */
+async function fileOverPeppol(broker: ServiceBroker, target: string, reportId: string, livemode: boolean, reporterId: string, xml: string, timeoutMs: number): Promise<string> {
+  const recipient = target.slice('peppol:'.length).trim();
+  const result = await call(broker, adapterContracts(PEPPOL_CONNECTOR).report, {
+    reportId, livemode, kind: 'network-statistics', country: '*', ...(recipient ? { recipient } : {}),
+    reporter: { peppolId: null, name: reporterId, organizationId: '', companyId: '' }, documentIds: [],
+    payload: { content: Buffer.from(xml).toString('base64'), contentType: 'application/xml', xml },
+  }, { timeout: timeoutMs, retries: 0 });
+  if (result.outcome !== 'accepted') throw new Error(`${result.outcome === 'rejected' ? result.errorCode : 'transient'}: ${result.errorMessage}`);
+  return result.networkReportId;
+}
+
 export async function submitReports(broker: ServiceBroker, month?: string): Promise<{ configured: boolean; results: SubmissionOutcome[] }> {
   const config = peppolReportingConfig();
   if (!config.url) {
@@ -76,9 +95,15 @@ export async function submitReports(broker: ServiceBroker, month?: string): Prom
         const reporterId = seatIdOrFail();
         exchanges ??= await monthExchanges(broker, m, livemode);
         const xml = await buildReport(broker, report, m, reporterId, exchanges);
-        const status = await post(config.url, xml, { 'x-peppol-report': report.toUpperCase(), 'x-peppol-report-month': m, 'x-peppol-reporter': reporterId }, config.timeoutMs);
-        await record(em, m, livemode, report, { status });
-        broker.logger.info(`Peppol Reporting: ${report.toUpperCase()} of ${m} submitted (${status})`);
+        if (config.url.startsWith('peppol:')) {
+          const messageId = await fileOverPeppol(broker, config.url, `${m}:${report}:${livemode ? 'live' : 'test'}`, livemode, reporterId, xml, config.timeoutMs);
+          await record(em, m, livemode, report, {});
+          broker.logger.info(`Peppol Reporting: ${report.toUpperCase()} of ${m} filed over Peppol (${messageId})`);
+        } else {
+          const status = await post(config.url, xml, { 'x-peppol-report': report.toUpperCase(), 'x-peppol-report-month': m, 'x-peppol-reporter': reporterId }, config.timeoutMs);
+          await record(em, m, livemode, report, { status });
+          broker.logger.info(`Peppol Reporting: ${report.toUpperCase()} of ${m} submitted (${status})`);
+        }
         results.push({ month: m, report, outcome: 'submitted' });
       } catch (err) {
         const error = (err as Error).message || String(err);

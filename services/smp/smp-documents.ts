@@ -5,7 +5,8 @@
  * inclusive C14N 1.0, KeyInfo with the subject name and certificate). Built with xmlbuilder2,
  * signed with xml-crypto. Pure apart from the key it is given.
  */
-import { MLS_DOCUMENT_TYPE_ID } from '../../mappings/peppol/mls.ts';
+import { MLS_DOCUMENT_TYPE_ID, MLS_PROCESS } from '../../mappings/peppol/mls.ts';
+import { INVOICE_RESPONSE_DOCUMENT_TYPE_ID, INVOICE_RESPONSE_PROCESS } from '../../mappings/peppol/invoice-response.ts';
 import { create } from 'xmlbuilder2';
 import { SignedXml } from 'xml-crypto';
 import type { SmpKeys } from './smp-keys.ts';
@@ -16,11 +17,18 @@ const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
 const WSA_NS = 'http://www.w3.org/2005/08/addressing';
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 
-/** Peppol BIS Billing 3.0 document types a registered company receives. */
-export const RECEIVED_DOCUMENT_TYPES: readonly string[] = Object.values(BILLING_DOCUMENT_TYPES);
+/** What a registered company receives: Peppol BIS Billing 3.0 documents, and Invoice Responses to what it sent. */
+export const RECEIVED_DOCUMENT_TYPES: readonly string[] = [...Object.values(BILLING_DOCUMENT_TYPES), INVOICE_RESPONSE_DOCUMENT_TYPE_ID];
 
 /** What our service provider id (SPID, 0242:…) receives: Peppol MLS, under the MLS process. */
 export const SPID_DOCUMENT_TYPES: readonly string[] = [MLS_DOCUMENT_TYPE_ID];
+
+/** The process each published document type is registered under. */
+export function processOf(documentTypeId: string): { scheme: string; value: string } {
+  if (documentTypeId === MLS_DOCUMENT_TYPE_ID) return MLS_PROCESS;
+  if (documentTypeId === INVOICE_RESPONSE_DOCUMENT_TYPE_ID) return INVOICE_RESPONSE_PROCESS;
+  return BILLING_PROCESS;
+}
 
 export function serviceGroupXml(smpBaseUrl: string, participantId: string, documentTypes: readonly string[] = RECEIVED_DOCUMENT_TYPES): string {
   const doc = create({ version: '1.0', encoding: 'UTF-8' })
@@ -38,7 +46,7 @@ export interface EndpointFacts {
   technicalContactUrl: string;
 }
 
-export function signedServiceMetadataXml(participantId: string, documentTypeId: string, endpoint: EndpointFacts, keys: SmpKeys, process: { scheme: string; value: string } = BILLING_PROCESS): string {
+export function signedServiceMetadataXml(participantId: string, documentTypeId: string, endpoint: EndpointFacts, keys: SmpKeys, process: { scheme: string; value: string } = processOf(documentTypeId)): string {
   const root = create({ version: '1.0', encoding: 'UTF-8' })
     .ele(SMP_NS, 'smp:SignedServiceMetadata').att('xmlns:id', IDS_NS).att('xmlns:wsa', WSA_NS);
   const info = root.ele(SMP_NS, 'smp:ServiceMetadata').ele(SMP_NS, 'smp:ServiceInformation');

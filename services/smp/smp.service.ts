@@ -15,8 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { smpKeys } from './smp-keys.ts';
 import { RECEIVED_DOCUMENT_TYPES, SPID_DOCUMENT_TYPES, serviceGroupXml, signedServiceMetadataXml } from './smp-documents.ts';
-import { MLS_PROCESS } from '../../mappings/peppol/mls.ts';
-import { BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 
 const notRegistered = (what: string) => new DomainError('RESOURCE_NOT_FOUND', `${what} is not published by this SMP`);
 
@@ -94,7 +93,7 @@ const SmpService: ServiceSchema = {
         address: `${publicUrl}/connectors/peppol-as4/as4`,
         serviceDescription: 'Open e-invoicing exchange API access point',
         technicalContactUrl: `${publicUrl}/docs`,
-      }, smpKeys(), spid ? MLS_PROCESS : BILLING_PROCESS);
+      }, smpKeys());
     }),
 
     smlRegister: implement(smlRegister, async function (this: SmpThis, ctx) {

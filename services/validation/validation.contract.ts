@@ -36,7 +36,7 @@ export interface ValidateResult {
   customizationId: string;
   packs: string[];
   findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[]; path?: string; jsonHint?: string }>;
-  /** For `format=json`: the UBL the body was rendered to (what send would deliver). */
+  /** For `format=json`: the UBL the body was rendered to (what send would deliver); for a ZUGFeRD 1.0 deposit, the CII derived from it. */
   renderedXml?: string;
 }
 
@@ -89,7 +89,7 @@ export const validate = defineAction<ValidateParams, ValidateResult>('validation
         customizationId: { type: 'string' },
         packs: { type: 'array', items: { type: 'string' } },
         findings: { type: 'array', items: findingSchema },
-        renderedXml: { type: 'string', description: 'format=json only: the UBL 2.1 the body renders to' },
+        renderedXml: { type: 'string', description: 'format=json: the UBL 2.1 the body renders to; format=auto with a ZUGFeRD 1.0 document: the CII D16B derived from it (what the EN 16931 rules ran on)' },
       },
     },
   },

@@ -3,7 +3,7 @@
  * for small inputs. Pure: no Moleculer, no I/O beyond the engine's packs; arguments and result are
  * plain data (they cross to the worker process as structured clones).
  */
-import { jsonToCanonical, canonicalToUbl, ingestAuto } from '../../mappings/index.ts';
+import { jsonToCanonical, canonicalToUbl, ingestAuto, zugferd1DeliveryForm, type AutoDeposit } from '../../mappings/index.ts';
 import { validate as runValidation, warmUp as warmUpEngine, type ValidateOptions, type ValidationResult } from './engine/index.ts';
 import { decodeBase64Field } from '../shared/errors.ts';
 import { validateReport, type ReportFinding } from './engine/reporting.ts';
@@ -36,10 +36,34 @@ export async function validateInput(input: ValidationInput, options: ValidateOpt
       return runValidation(input.xml, options);
     case 'auto': {
       const deposit = await ingestAuto(decodeBase64Field(input.base64, 'file.content'));
+      if (deposit.format === 'zugferd-1') return validateZugferd1(deposit, options);
       // A hybrid PDF is validated on the CII it carries; the caller's bytes stay the record.
       return runValidation(deposit.hybrid ? deposit.hybrid.xml : deposit.original, options);
     }
   }
+}
+
+/**
+ * ZUGFeRD 1.0 (XML, or embedded in a PDF) is checked by what applies to it: its own schema on the
+ * caller's XML, then the EN 16931 rules and the destination country's packs on the CII D16B derived
+ * from its canonical view, which is the form it is delivered in (`renderedXml`; findings locate
+ * into it). A network's packs are left to the form that network carries: send derives it with the
+ * routing it knows (a Peppol UBL names the endpoints) and validates it again.
+ */
+function validateZugferd1(deposit: AutoDeposit, options: ValidateOptions): ValidationOutcome {
+  const structural = runValidation(deposit.hybrid ? deposit.hybrid.xml : deposit.original, options);
+  const form = zugferd1DeliveryForm(deposit.parsed.canonical, { syntax: 'cii' });
+  const { networkPacks: _network, ...derivedOptions } = options;
+  const rules = runValidation(form.xml, derivedOptions);
+  return {
+    valid: structural.valid && rules.valid,
+    profile: structural.profile,
+    syntax: structural.syntax,
+    customizationId: structural.customizationId,
+    packs: rules.packs,
+    findings: [...structural.findings, ...rules.findings],
+    renderedXml: form.xml,
+  };
 }
 
 /** The Peppol Reporting rules on a TSR or EUSR (services/validation/engine/reporting.ts): its findings, empty when valid. */

@@ -100,7 +100,7 @@ export function diffCases(groups = ['vefa', 'examples', 'xmute', 'mutants']): Di
 
 const key = (f: ValidationFinding): string => `${f.source} ${f.rule} ${f.severity} ${f.location}`;
 /** Every pack of the document's syntax runs (national packs too), unless the case names its packs. */
-const ALL = ['en16931', 'peppol-bis', 'br-fr', 'br-be'];
+const ALL = ['en16931', 'peppol-bis', 'br-fr', 'br-be', 'br-fr-cdv'];
 
 export interface DiffResult { name: string; group: string; saxon: string[]; compiled: string[]; same: boolean; skipped?: string }
 

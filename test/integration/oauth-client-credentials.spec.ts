@@ -7,8 +7,9 @@
  */
 import pg from 'pg';
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import { provision } from '../../services/tenancy/tenancy.contract.ts';
 import { rotateSigningKey } from '../../services/identity/identity.contract.ts';
 
@@ -270,5 +271,26 @@ describe('signing key rotation', () => {
     const published = (await api(t.baseUrl, 'GET', '/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
     expect(published).not.toContain(oldKid);
     expect(published).toContain(rotation.kid);
+  });
+
+  it('an evidence bundle signed before a rotation still verifies after its key retired, with /.well-known/statement-keys.json', async () => {
+    const [org, buyer] = [await bootstrap(t.baseUrl), await bootstrap(t.baseUrl)];
+    const sent = await api<{ id: string }>(t.baseUrl, 'POST', '/v1/documents/send', { key: org.apiKey, body: { type: 'invoice', format: 'json', to: buyer.company.peppolId, document: largeJsonInvoice('EVID-KEY-1', 1, org.company.vatNumber) } });
+    expect(sent.status).toBe(201);
+    const bundle = await (await fetch(`${t.baseUrl}/v1/documents/${sent.body.id}/evidence/bundle`, { headers: { authorization: `Bearer ${org.apiKey}` } })).text();
+    const signedBy = decodeProtectedHeader(bundle).kid!;
+
+    const rotation = await t.app.broker.call(rotateSigningKey.action, {}) as { kid: string };
+    await sql(`update signing_keys set retire_at = now() - interval '1 second' where kid = $1`, [signedBy]);
+    const jwks = (await api<JSONWebKeySet>(t.baseUrl, 'GET', '/.well-known/jwks.json')).body;
+    expect(jwks.keys.map((k) => k.kid)).not.toContain(signedBy);
+    await expect(compactVerify(bundle, createLocalJWKSet(jwks))).rejects.toThrow();
+    // The archive keeps every key that ever signed: the old statement verifies, the new key is there too.
+    const archive = await api<JSONWebKeySet>(t.baseUrl, 'GET', '/.well-known/statement-keys.json');
+    expect(archive.status).toBe(200);
+    expect(archive.body.keys.map((k) => k.kid)).toEqual(expect.arrayContaining([signedBy, rotation.kid]));
+    expect(archive.body.keys.every((k) => !('d' in k))).toBe(true);
+    const { payload } = await compactVerify(bundle, createLocalJWKSet(archive.body));
+    expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({ statement: 'document-exchange-evidence', evidence: { documentId: sent.body.id } });
   });
 });

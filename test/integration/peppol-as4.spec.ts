@@ -32,9 +32,14 @@ import type { OutboundMessage } from '../../adapters/sdk/index.ts';
 import type { EvidenceView } from '../../services/documents/documents.contract.ts';
 import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
 import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
-import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
+import { buildSbd, readSbd, sbdhFor, type SbdhHeader } from '../../mappings/peppol/sbdh.ts';
+import { EUSR_DOCUMENT_TYPE_ID, readEndUserStatisticsReport, readTransactionStatisticsReport, REPORTING_PROCESS_ID, TSR_DOCUMENT_TYPE_ID } from '../../mappings/peppol/reporting.ts';
+import { gunzipPayload } from '../../adapters/peppol-kit/as4/payload.ts';
+import { receiptXml } from '../../adapters/peppol-kit/as4/messages.ts';
+import { call } from '../../services/shared/call.ts';
+import { submitReports } from '../../services/reporting/reporting.contract.ts';
 import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID } from '../../mappings/peppol/mls.ts';
-import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
+import { packUserMessage, unpackUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
 import { as4EndpointOf } from '../../adapters/peppol-kit/recipients.ts';
 import { errorXml } from '../../adapters/peppol-kit/as4/messages.ts';
 import { parseMultipartRelated, buildMultipartRelated } from '../../adapters/peppol-kit/as4/mime.ts';
@@ -47,6 +52,8 @@ process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_SMP_MODE = 'test';
 process.env.EINV_DELIVERY_RETRY_MS = '100';
 process.env.EINV_RATE_LIMITS = 'free=100000,pro=100000';
+// Peppol Reporting is filed by its action here; the cron never fires during the test.
+process.env.EINV_PEPPOL_REPORTING_CRON = '0 0 1 1 *';
 
 let net: LoopbackPeppol;
 
@@ -54,7 +61,7 @@ let t: TestApp;
 let sml: SmlDns;
 let revocation: RevocationServer;
 let pki: PeppolTestPki;
-let b: { host: MemoryHost; http: HttpClient; server: Server; url: string; flakyFailures: number; hits: Map<string, number> };
+let b: { host: MemoryHost; http: HttpClient; server: Server; url: string; flakyFailures: number; hits: Map<string, number>; reports: Array<{ header: SbdhHeader; document: string; from: string }> };
 let bSmp: { server: Server; url: string; publish(participantId: string, path: string): void };
 
 
@@ -74,7 +81,7 @@ async function startAccessPointB(key: TestPkiEntity): Promise<typeof b> {
   const host = memoryHost(directory, { config: { ...net.connectorOptions, requireHttps: false, certificateFile }, secrets: { privateKey: key.privateKeyPem } });
   const http = createHttpClient();
   (host as { http: MemoryHost['http'] }).http = http;
-  const state = { flakyFailures: 1, hits: new Map<string, number>() };
+  const state = { flakyFailures: 1, hits: new Map<string, number>(), reports: [] as Array<{ header: SbdhHeader; document: string; from: string }> };
   const route = peppolAs4.routes[0]!;
   const server = createServer((req, res: ServerResponse) => {
     void (async () => {
@@ -86,6 +93,14 @@ async function startAccessPointB(key: TestPkiEntity): Promise<typeof b> {
       if (path === '/sbdh-refused') {
         const id = /<eb:MessageId>([^<]+)</.exec(body.toString('latin1'))?.[1] ?? null;
         return res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(errorXml({ refToMessageId: id, code: 'EBMS:0003', description: 'SBDH COUNTRY_C1 does not match the sender', now: new Date() }));
+      }
+      if (path === '/openpeppol') {
+        // OpenPeppol's access point for Peppol Reporting, as far as the exchange goes: unpack with B's key, keep the SBD, sign a receipt.
+        const message = unpackUserMessage(String(req.headers['content-type']), body, { certificate: key.certificate, privateKey: key.privateKey });
+        const sbd = readSbd(gunzipPayload(message.compressedSbd, 10_000_000));
+        state.reports.push({ header: sbd.header, document: sbd.document, from: message.header.fromParty });
+        const receipt = receiptXml({ refToMessageId: message.header.messageId, references: message.references, key: { certificate: key.certificate, privateKey: key.privateKey }, now: new Date() });
+        return res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(receipt.xml);
       }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
       const answer = await route.handle({ method: 'POST', path: '/as4', headers, query: {}, body }, host);
@@ -127,7 +142,7 @@ beforeAll(async () => {
   t = await startTestApp();
   b = await startAccessPointB(pki.ap2);
   bSmp = await startSmpOfB(pki.ap2);
-  for (const [participant, path] of [['0242:000002', '/as4'], ['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky']] as const) {
+  for (const [participant, path] of [['0242:000002', '/as4'], ['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky'], ['9925:be0848934496', '/openpeppol']] as const) {
     bSmp.publish(participant, path);
   }
 }, 60_000);
@@ -138,7 +153,7 @@ afterAll(async () => {
   await new Promise((resolve) => b?.server.close(resolve));
   await new Promise((resolve) => bSmp?.server.close(resolve));
   await net?.close();
-  for (const k of ['EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS']) delete process.env[k];
+  for (const k of ['EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS', 'EINV_PEPPOL_REPORTING_CRON']) delete process.env[k];
 });
 
 /** GET /v1/documents/:id/evidence, and its signed bundle verified with the platform's published keys. */
@@ -436,6 +451,113 @@ describe('B sends to A', () => {
       expect(await post(m)).toMatchObject({ code: 'EBMS:0004', detail: 'PEPPOL:NOT_SERVICED' });
     });
   });
+});
+
+describe('Invoice Response (Peppol BIS Invoice Response 3)', () => {
+  interface LifecycleView { status: string; currentCode: string | null; history: Array<{ code: string; emittedBy: string; reasonCode?: string; via?: string; response?: { via: string; status: string; messageId?: string } }> }
+  let buyer: { owner: string; company: { id: string; peppolId: string } };
+
+  beforeAll(async () => {
+    const org = await bootstrap(t.baseUrl, { label: 'as4-ir-buyer', keyType: 'platform' });
+    const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+    expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
+    sml.register(company.peppolId, `${t.baseUrl}/smp`);
+    buyer = { owner: org.apiKey, company };
+  });
+
+  /** B (seller 0088:5790000000011) sends A's company an invoice over AS4; answers A's stored copy. */
+  async function invoiceFromB(number: string): Promise<string> {
+    const seller = await bootstrap(t.baseUrl, { label: `as4-ir-render-${number}` });
+    const xml = (await api<{ renderedXml: string }>(t.baseUrl, 'POST', '/v1/documents/validate', { key: seller.apiKey, body: { format: 'json', type: 'invoice', document: largeJsonInvoice(number, 1, seller.company.vatNumber) } })).body.renderedXml;
+    const message: OutboundMessage = {
+      documentId: `b2a_${randomInt(1e9)}`, livemode: false, type: 'invoice', number,
+      sender: { peppolId: '0088:5790000000011', name: 'B One', organizationId: 'org_b', companyId: 'cmp_b1' }, recipient: { peppolId: buyer.company.peppolId },
+      payload: { content: Buffer.from(xml).toString('base64'), contentType: 'application/xml', xml, syntax: 'ubl-2.1' }, attempt: 1,
+    };
+    expect(await peppolAs4.send!(message, b.host)).toMatchObject({ outcome: 'delivered' });
+    const inbox = await api<{ data: Array<{ id: string; number: string }> }>(t.baseUrl, 'GET', '/v1/documents?direction=incoming&limit=100', { key: buyer.owner });
+    return inbox.body.data.find((d) => d.number === number)!.id;
+  }
+
+  it("A's buyer accepts and rejects: each answer reaches B's seller as an Invoice Response (AP, RE with its reason), and A's history says it was sent", async () => {
+    const accepted = await invoiceFromB('IR-B2A-AP');
+    const rejected = await invoiceFromB('IR-B2A-RE');
+    expect((await api(t.baseUrl, 'POST', `/v1/documents/${accepted}/lifecycle`, { key: buyer.owner, body: { status: 'approved' } })).status).toBe(200);
+    expect((await api(t.baseUrl, 'POST', `/v1/documents/${rejected}/lifecycle`, { key: buyer.owner, body: { status: 'rejected', reasonCode: 'REF', reason: 'Purchase order reference unknown' } })).status).toBe(200);
+
+    const answerFor = (number: string) => eventually(async () => b.host.statusUpdates.find((u) => u.invoice?.number === number), 20_000, `the Invoice Response for ${number} at B`);
+    expect(await answerFor('IR-B2A-AP')).toMatchObject({
+      status: 'answered', invoice: { sellerPeppolId: '0088:5790000000011', issueDate: '2026-03-01' }, lifecycle: { status: 'approved' },
+      evidence: { responseCode: 'AP', from: 'POP000001', buyer: buyer.company.peppolId },
+    });
+    expect(await answerFor('IR-B2A-RE')).toMatchObject({
+      lifecycle: { status: 'rejected', reasonCode: 'REF', reason: 'Purchase order reference unknown' }, reasons: [{ code: 'REF', description: 'Purchase order reference unknown' }], evidence: { responseCode: 'RE' },
+    });
+    // A's history records the response on the step: sent over peppol-as4, with the network's message id.
+    const history = await eventually(async () => {
+      const view = (await api<LifecycleView>(t.baseUrl, 'GET', `/v1/documents/${rejected}/lifecycle`, { key: buyer.owner })).body;
+      return view.history.at(-1)?.response ? view : undefined;
+    }, 10_000, 'the response recorded on the step');
+    expect(history.history.at(-1)).toMatchObject({ code: '210', response: { via: 'peppol-as4', status: 'sent', messageId: expect.stringMatching(/^ir-[0-9a-f]{32}@einv$/) } });
+    // Received, not acknowledged: acknowledgeReceipt is off, so no AB went to B on arrival.
+    expect(b.host.statusUpdates.filter((u) => u.invoice && u.lifecycle?.status === 'received')).toEqual([]);
+  }, 60_000);
+
+  it("B's buyer answers A's invoice: A's seller copy moves to approved, then paid (lifecycle.updated), and an answer out of order is kept as evidence only", async () => {
+    const sender = await testSender('as4-ir-seller');
+    expect((await api(t.baseUrl, 'POST', `/v1/companies/${sender.company.id}/register`, { key: sender.apiKey })).status).toBe(200);
+    sml.register(sender.company.peppolId, `${t.baseUrl}/smp`);
+    const sent = await sendInvoice(sender, '0088:5790000000011', 'AS4-IR-1');
+    expect(await settled(sender.apiKey, sent.id)).toMatchObject({ deliveryStatus: 'delivered' });
+    const respond = (code: string, status: 'approved' | 'paid' | 'under_review', extra: Record<string, string> = {}) => peppolAs4.respond!({
+      responseId: `b-${sent.id}-${code}`, livemode: false, code, status, at: new Date().toISOString(), ...extra,
+      document: {
+        documentId: 'doc_at_b', type: 'invoice', number: 'AS4-IR-1', issueDate: '2026-03-01', evidence: null,
+        sender: { peppolId: sender.company.peppolId, name: 'Acme SPRL' }, recipient: { peppolId: '0088:5790000000011', name: 'B One', organizationId: 'org_b', companyId: 'cmp_b1' },
+      },
+    }, b.host);
+    expect(await respond('205', 'approved')).toMatchObject({ outcome: 'sent' });
+    const lifecycle = async () => (await api<LifecycleView>(t.baseUrl, 'GET', `/v1/documents/${sent.id}/lifecycle`, { key: sender.apiKey })).body;
+    expect(await lifecycle()).toMatchObject({ status: 'approved', currentCode: '205' });
+    expect((await lifecycle()).history.at(-1)).toMatchObject({ code: '205', emittedBy: 'buyer', via: 'peppol-as4' });
+    expect(await respond('211', 'paid', { paymentDate: '2026-11-20' })).toMatchObject({ outcome: 'sent' });
+    expect(await lifecycle()).toMatchObject({ status: 'paid', currentCode: '211' });
+    // "In process" after payment does not follow the lifecycle: the copy stays paid.
+    expect(await respond('204', 'under_review')).toMatchObject({ outcome: 'sent' });
+    expect(await lifecycle()).toMatchObject({ status: 'paid', currentCode: '211' });
+    const events = await api<{ data: Array<{ type: string; data: { documentId: string; currentStatus: string } }> }>(t.baseUrl, 'GET', '/v1/events?limit=50', { key: sender.apiKey });
+    expect(events.body.data.filter((e) => e.type === 'lifecycle.updated' && e.data.documentId === sent.id).map((e) => e.data.currentStatus).sort()).toEqual(['205', '211']);
+    expect((await evidenceOf(sender.apiKey, sent.id)).details).toMatchObject({ 'response.responseCode': 'IP', 'response.from': 'POP000002' });
+  }, 60_000);
+
+  it('a seller the network does not know (or whose SMP lists no Invoice Responses): the answer is unsupported, nothing is sent', async () => {
+    const res = await peppolAs4.respond!({
+      responseId: 'no-ir', livemode: false, code: '205', status: 'approved', at: new Date().toISOString(),
+      document: { documentId: 'd', type: 'invoice', number: 'X-1', issueDate: null, evidence: null, sender: { peppolId: '0088:5790000000097', name: 'Nobody' }, recipient: { peppolId: '0088:5790000000011', name: 'B One', organizationId: 'org_b', companyId: 'cmp_b1' } },
+    }, b.host);
+    expect(res).toMatchObject({ outcome: 'unsupported', reason: expect.stringContaining('0088:5790000000097') });
+  });
+});
+
+describe('Peppol Reporting over the network', () => {
+  afterAll(() => { for (const k of ['EINV_PEPPOL_SEAT_ID', 'EINV_PEPPOL_REPORTING_MODE', 'EINV_PEPPOL_REPORTING_URL']) delete process.env[k]; });
+
+  it("EINV_PEPPOL_REPORTING_URL=peppol: files the month's TSR and EUSR with OpenPeppol's participant over AS4, from A's SPID, once", async () => {
+    Object.assign(process.env, { EINV_PEPPOL_SEAT_ID: 'POP000001', EINV_PEPPOL_REPORTING_MODE: 'test', EINV_PEPPOL_REPORTING_URL: 'peppol:' });
+    const month = new Date().toISOString().slice(0, 7);
+    const first = await call(t.app.broker, submitReports, { month });
+    expect(first.results.filter((r) => r.month === month)).toEqual([{ month, report: 'tsr', outcome: 'submitted' }, { month, report: 'eusr', outcome: 'submitted' }]);
+    expect(b.reports.map((r) => r.header.documentType.value)).toEqual([TSR_DOCUMENT_TYPE_ID, EUSR_DOCUMENT_TYPE_ID]);
+    for (const r of b.reports) {
+      expect(r).toMatchObject({ from: 'POP000001', header: { sender: { value: '0242:000001' }, receiver: { value: '9925:be0848934496' }, process: { value: REPORTING_PROCESS_ID } } });
+    }
+    expect(readTransactionStatisticsReport(b.reports[0]!.document)).toMatchObject({ reporterId: 'POP000001' });
+    expect(readEndUserStatisticsReport(b.reports[1]!.document)).toMatchObject({ reporterId: 'POP000001' });
+    // The same month again is already filed: nothing new travels.
+    const again = await call(t.app.broker, submitReports, { month });
+    expect(again.results.filter((r) => r.month === month).map((r) => r.outcome)).toEqual(['already_submitted', 'already_submitted']);
+    expect(b.reports).toHaveLength(2);
+  }, 60_000);
 });
 
 it('100 sends in parallel all arrive, with bounded memory', async () => {

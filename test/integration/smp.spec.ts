@@ -3,6 +3,7 @@
  * read the way the network reads them (percent-encoded identifiers), the signature verified with
  * xml-crypto against the certificate in its KeyInfo, and refused once tampered with.
  */
+import { INVOICE_RESPONSE_DOCUMENT_TYPE_ID, INVOICE_RESPONSE_PROFILE_ID } from '../../mappings/peppol/invoice-response.ts';
 import { randomInt } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
@@ -41,7 +42,12 @@ it('publishes a registered company: service group, then signed metadata that ver
   const groupXml = await group.text();
   expect(groupXml).toContain(`<id:ParticipantIdentifier scheme="iso6523-actorid-upis">${company.peppolId}</id:ParticipantIdentifier>`);
   const hrefs = [...groupXml.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
-  expect(hrefs).toHaveLength(2);
+  // Invoices, credit notes, and Invoice Responses to what the company sent.
+  expect(hrefs).toHaveLength(3);
+  expect(hrefs[2]!.endsWith(`/services/${encodeURIComponent(`busdox-docid-qns::${INVOICE_RESPONSE_DOCUMENT_TYPE_ID}`)}`)).toBe(true);
+  const responses = await (await get(`/smp/${pid(company.peppolId)}/services/${encodeURIComponent(`busdox-docid-qns::${INVOICE_RESPONSE_DOCUMENT_TYPE_ID}`)}`)).text();
+  expect(responses).toContain(`<id:ProcessIdentifier scheme="cenbii-procid-ubl">${INVOICE_RESPONSE_PROFILE_ID}</id:ProcessIdentifier>`);
+  expect(verify(responses).valid).toBe(true);
   // Absolute, with both identifiers percent-encoded, as the specification asks.
   expect(hrefs[0]).toMatch(/^https?:\/\/[^/]+\/smp\//);
   expect(hrefs[0]!.endsWith(`/smp/${pid(company.peppolId)}/services/${encodeURIComponent(INVOICE)}`)).toBe(true);

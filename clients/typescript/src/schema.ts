@@ -956,6 +956,26 @@ export interface paths {
         patch: operations["identity.updateTechnicalAccount"];
         trace?: never;
     };
+    "/.well-known/statement-keys.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public keys of every key this platform ever signed with (JWKS), for verifying signed statements such as evidence bundles long after their key stopped signing tokens; tokens verify against /.well-known/jwks.json only
+         * @description Public keys of every key this platform ever signed with (JWKS), for verifying signed statements such as evidence bundles long after their key stopped signing tokens; tokens verify against /.well-known/jwks.json only
+         */
+        get: operations["identity.statementKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/ack": {
         parameters: {
             query?: never;
@@ -5729,6 +5749,42 @@ export interface operations {
                             paymentReference?: string;
                             paymentCurrency?: string;
                             relatedDocumentId?: string;
+                            /** @description The other party's answer came over the network through this connector (a Peppol Invoice Response, an SDI esito) */
+                            via?: string;
+                            /** @description The buyer's answer passed back to the sender over the network it came by (a Peppol Invoice Response) */
+                            response?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
+                            /** @description This status reported to the tax platform (France: a CDAR to the PPF); compliance.reported says the same */
+                            report?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
                         }[];
                         allowedTransitions: {
                             code?: string;
@@ -5888,6 +5944,42 @@ export interface operations {
                             paymentReference?: string;
                             paymentCurrency?: string;
                             relatedDocumentId?: string;
+                            /** @description The other party's answer came over the network through this connector (a Peppol Invoice Response, an SDI esito) */
+                            via?: string;
+                            /** @description The buyer's answer passed back to the sender over the network it came by (a Peppol Invoice Response) */
+                            response?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
+                            /** @description This status reported to the tax platform (France: a CDAR to the PPF); compliance.reported says the same */
+                            report?: {
+                                /** @description The connector that carried it */
+                                via: string;
+                                /**
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @enum {string}
+                                 */
+                                status: "sent" | "reported" | "unsupported" | "failed";
+                                /** Format: date-time */
+                                at: string;
+                                attempts: number;
+                                /** @description The network's id of what was sent, or the tax platform's reference of the report */
+                                messageId?: string;
+                                errorCode?: string;
+                                message?: string;
+                            };
                         }[];
                         allowedTransitions: {
                             code?: string;
@@ -10293,6 +10385,94 @@ export interface operations {
             };
         };
     };
+    "identity.statementKeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @constant */
+                            kty: "EC";
+                            /** @constant */
+                            crv?: "P-256";
+                            x?: string;
+                            y?: string;
+                            kid: string;
+                            /** @constant */
+                            alg: "ES256";
+                            /** @constant */
+                            use?: "sig";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "events.ackEvents": {
         parameters: {
             query?: never;
@@ -14070,8 +14250,24 @@ export interface operations {
                          * @example SDI
                          */
                         reportedTo: string;
-                        /** @description `failed` on failure */
-                        status: string;
+                        /**
+                         * @description `failed` on failure
+                         * @enum {string}
+                         */
+                        status: "reported" | "failed";
+                        /** @description The lifecycle status reported (France: 200, 210, 212, 213) */
+                        lifecycleCode?: string;
+                        /** @description The connector that carried the report or brought the verdict */
+                        connectorId?: string;
+                        /** @description The tax platform's reference of the report */
+                        networkReportId?: string;
+                        /**
+                         * @description The tax platform's own code on failure (PPF 00025, SDI 00200 …)
+                         * @example PPF:00025
+                         * @example SDI:00306
+                         */
+                        errorCode?: string;
+                        errorMessage?: string;
                     };
                 };
             };

@@ -46,7 +46,7 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
   if (!options.skipXsd) findings.push(...validateXsd(input.text, input.syntax));
 
   const syntax: Syntax | null = input.syntax === 'ubl-invoice' || input.syntax === 'ubl-creditnote' ? 'ubl'
-    : input.syntax === 'cii' ? 'cii' : null;
+    : input.syntax === 'cii' ? 'cii' : input.syntax === 'cdar' ? 'cdar' : null;
   const packs: string[] = [];
   if (syntax) {
     const reg = getRegistry();

@@ -18,7 +18,8 @@ export interface ValidationFinding {
   source: string;
 }
 
-export type DocumentSyntax = 'ubl-invoice' | 'ubl-creditnote' | 'cii' | 'cdar' | 'fatturapa' | 'pain.001';
+/** `zugferd-1`: a ZUGFeRD 1.0 CrossIndustryDocument, checked against its own schema (its rules run on the EN 16931 form derived from it). */
+export type DocumentSyntax = 'ubl-invoice' | 'ubl-creditnote' | 'cii' | 'cdar' | 'fatturapa' | 'pain.001' | 'zugferd-1';
 
 export interface ValidationResult {
   /** true when no finding has severity 'fatal' */

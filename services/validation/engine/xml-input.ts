@@ -24,6 +24,8 @@ export const NS = {
   cdar: 'urn:un:unece:uncefact:data:standard:CrossDomainAcknowledgementAndResponse:100',
   fatturapa: 'http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2',
   pain001: 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09',
+  zf1: 'urn:ferd:CrossIndustryDocument:invoice:1p0',
+  zf1Ram: 'urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:12',
 } as const;
 
 const ROOTS: Record<string, DocumentSyntax> = {
@@ -33,6 +35,7 @@ const ROOTS: Record<string, DocumentSyntax> = {
   [`{${NS.cdar}}CrossDomainAcknowledgementAndResponse`]: 'cdar',
   [`{${NS.fatturapa}}FatturaElettronica`]: 'fatturapa',
   [`{${NS.pain001}}Document`]: 'pain.001',
+  [`{${NS.zf1}}CrossIndustryDocument`]: 'zugferd-1',
 };
 
 export interface ParsedInput {
@@ -117,7 +120,7 @@ export function parseInput(input: string | Uint8Array): ParsedInput {
   const { text, doc, rootName } = parseXmlDocument(input);
   const syntax = ROOTS[rootName];
   if (!syntax) {
-    return refuseRoot(rootName, 'a UBL 2.1 Invoice or CreditNote, a CII D16B CrossIndustryInvoice, a CDAR D22B message, a FatturaPA 1.2 document or a pain.001.001.09 message');
+    return refuseRoot(rootName, 'a UBL 2.1 Invoice or CreditNote, a CII D16B CrossIndustryInvoice, a CDAR D22B message, a FatturaPA 1.2 document, a pain.001.001.09 message or a ZUGFeRD 1.0 CrossIndustryDocument');
   }
   return { text, doc, syntax, rootName };
 }
@@ -131,6 +134,11 @@ export function customizationIdOf(p: ParsedInput): string {
   if (p.syntax === 'cii') {
     return root.get<import('libxmljs2').Element>(
       'rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID', { rsm: NS.cii, ram: NS.ram },
+    )?.text().trim() ?? '';
+  }
+  if (p.syntax === 'zugferd-1') {
+    return root.get<import('libxmljs2').Element>(
+      'rsm:SpecifiedExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID', { rsm: NS.zf1, ram: NS.zf1Ram },
     )?.text().trim() ?? '';
   }
   return '';
@@ -176,6 +184,7 @@ export function profileOf(syntax: DocumentSyntax, customizationId: string): stri
   const c = customizationId;
   if (syntax === 'cdar' || syntax === 'fatturapa' || syntax === 'pain.001') return syntax;
   if (c === '') return 'unknown';
+  if (syntax === 'zugferd-1') return /^urn:ferd:CrossIndustryDocument:invoice:1p0:(basic|comfort|extended)$/.exec(c) ? `zugferd-1-${c.slice(c.lastIndexOf(':') + 1)}` : 'unknown';
   if (c.includes('urn:fdc:peppol.eu:2017:poacc:billing:3.0')) return 'peppol-bis-billing-3.0';
   if (c.includes('xeinkauf.de:kosit:xrechnung_3')) return c.includes('#conformant#urn:xeinkauf.de:kosit:extension') ? 'xrechnung-3.0-extension' : 'xrechnung-3.0';
   const fx = /urn:factur-x\.eu:1p0:(minimum|basicwl|basic|extended)|urn:cen\.eu:en16931:2017#conformant#urn:factur-x\.eu:1p0:(extended)/.exec(c);

@@ -28,6 +28,7 @@ const SCHEMAS: Record<DocumentSyntax, SchemaDef> = {
     rewrite: [['http://www.w3.org/TR/2002/REC-xmldsig-core-20020212/xmldsig-core-schema.xsd', '../ubl-2.1/common/UBL-xmldsig-core-schema-2.1.xsd']],
   },
   'pain.001': { name: 'pain.001.001.09', path: 'pain.001.001.09/pain.001.001.09.xsd' },
+  'zugferd-1': { name: 'zugferd-1.0', path: 'zugferd-1.0/ZUGFeRD1p0.xsd' },
 };
 
 const compiled = new Map<string, XsdValidator>();

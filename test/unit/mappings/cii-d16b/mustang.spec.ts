@@ -15,8 +15,15 @@ describe('mustangproject XML inputs (ZUGFeRD / Factur-X / XRechnung CII and UBL)
   it.each(xmlFiles.map((f) => [f.split('/').pop()!, f]))('%s', (_name, file) => {
     const bytes = readFileSync(join(MUSTANG, file));
     const d = detectFormat(bytes);
+    if (d.format === 'zugferd-1') {
+      // ZUGFeRD 1.0 (CrossIndustryDocument) is not CII D16B: format=auto reads it with its own
+      // translator (test/unit/mappings/zugferd-1), the CII reader refuses it.
+      expect(d.apiFormat).toBe('auto');
+      expect(() => ciiToCanonical(bytes)).toThrow(MappingError);
+      return;
+    }
     if (d.format !== 'ubl' && d.format !== 'cii') {
-      // ZUGFeRD 1 (CrossIndustryDocument) and foreign roots are not EN 16931 syntaxes: raw only.
+      // Foreign roots are not EN 16931 syntaxes: raw only.
       expect(d.apiFormat).toBe('raw');
       expect(() => ciiToCanonical(bytes)).toThrow(MappingError);
       return;
