@@ -55,6 +55,8 @@ export interface SdiSimulator {
   posted: PostedNotification[];
   /** Where notifications go (the connector's TrasmissioneFatture route). */
   notifyUrl: string | undefined;
+  /** Headers added to each notification (the SDI's certificate as a TLS-terminating proxy forwards it: `x-client-cert`). */
+  notifyHeaders: Record<string, string>;
   /** While true, RiceviFile answers EI02 (service unavailable). */
   unavailable: boolean;
   /** Posts the RC / NS of every file whose verdict has not been posted yet (with `autoNotify: false`). */
@@ -157,6 +159,7 @@ export async function startSdiSimulator(options: SdiSimulatorOptions): Promise<S
     received: [],
     posted: [],
     notifyUrl: options.notifyUrl,
+    notifyHeaders: {},
     unavailable: false,
     async notifyPending() {
       const out: PostedNotification[] = [];
@@ -187,7 +190,7 @@ export async function startSdiSimulator(options: SdiSimulatorOptions): Promise<S
     const soap = envelope(`<t:${operation} xmlns:t="${TYPES_NS}"><IdentificativoSdI>${f.identificativoSdI}</IdentificativoSdI><NomeFile>${esc(f.nomeFile.replace(/\.xml$/, ''))}_${kind}_001.xml</NomeFile><File>${Buffer.from(xml).toString('base64')}</File></t:${operation}>`);
     const res = await fetch(sim.notifyUrl, {
       method: 'POST',
-      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"http://www.fatturapa.it/TrasmissioneFatture/${operation.charAt(0).toUpperCase()}${operation.slice(1)}"` },
+      headers: { ...sim.notifyHeaders, 'content-type': 'text/xml; charset=utf-8', soapaction: `"http://www.fatturapa.it/TrasmissioneFatture/${operation.charAt(0).toUpperCase()}${operation.slice(1)}"` },
       body: soap,
     });
     const p: PostedNotification = { kind, identificativoSdI: f.identificativoSdI, xml, status: res.status, answer: await res.text() };
