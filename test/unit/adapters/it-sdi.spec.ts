@@ -145,6 +145,14 @@ describe('the TrasmissioneFatture route', () => {
   });
 });
 
+describe('health', () => {
+  it('ok with its endpoint; failed, saying why, when the client certificate file cannot be read', async () => {
+    expect(await itSdi.health(memoryHost([], { config }))).toEqual({ status: 'ok', message: expect.stringContaining('http://127.0.0.1:9/SdIRiceviFile') });
+    const broken = await itSdi.health(memoryHost([], { config: { ...config, certificateFile: '/nonexistent/sdi-client.pem' } }));
+    expect(broken).toEqual({ status: 'failed', message: expect.stringContaining('/nonexistent/sdi-client.pem') });
+  });
+});
+
 describe('send', () => {
   it('a document with neither a FatturaPA original nor a canonical invoice is rejected before anything is sent', async () => {
     const r = await itSdi.send(sampleMessage({ peppolId: '0205:ABC1234' }, 'invoice'), memoryHost([], { config }));
