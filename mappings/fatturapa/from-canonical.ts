@@ -21,8 +21,14 @@ import {
 
 export type { FatturaPaOptions } from './italian-fields.ts';
 
-/** The VAT categories FatturaPA can carry: S with its rate, the others as AliquotaIVA 0.00 with a Natura. */
-const CARRIED_CATEGORIES: ReadonlySet<string> = new Set(['S', 'E', 'AE', 'K', 'G', 'O', 'Z']);
+/**
+ * The VAT categories FatturaPA can carry: S with its rate; B (split payment, the Italian CIUS's
+ * category) with its rate and EsigibilitaIVA S; the others as AliquotaIVA 0.00 with a Natura.
+ */
+const CARRIED_CATEGORIES: ReadonlySet<string> = new Set(['S', 'B', 'E', 'AE', 'K', 'G', 'O', 'Z']);
+const RATED_CATEGORIES: ReadonlySet<string> = new Set(['S', 'B']);
+/** IdCodice of a buyer abroad who has no VAT number nor other identifier (the Agenzia's convention). */
+const FOREIGN_NO_VAT_CODE = '99999999999';
 const LATIN1 = /^[\u0000-\u00FF]*$/;
 const BASIC_LATIN = /^[\u0000-\u007F]*$/;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -47,6 +53,7 @@ interface OutLine {
   total: string;
   rate: string;
   natura?: string;
+  splitPayment?: boolean;
 }
 
 class FatturaPaBuilder {
@@ -104,18 +111,18 @@ class FatturaPaBuilder {
   }
 
   /** AliquotaIVA and Natura of a category and rate; refuses what FatturaPA cannot carry. */
-  private vat(category: string | undefined, rateValue: string | undefined, exemptionCode: string | undefined, path: string): { rate: string; natura?: string } {
+  private vat(category: string | undefined, rateValue: string | undefined, exemptionCode: string | undefined, path: string): { rate: string; natura?: string; splitPayment?: boolean } {
     if (category === undefined || !CARRIED_CATEGORIES.has(category)) {
-      this.fail('INVALID_ENUM', `${path}.category`, 'fatturapa-vat-category', `${path}.category: VAT category ${category ?? '(none)'} has no FatturaPA form (S, E, AE, K, G, O and Z have)`);
+      this.fail('INVALID_ENUM', `${path}.category`, 'fatturapa-vat-category', `${path}.category: VAT category ${category ?? '(none)'} has no FatturaPA form (S, B, E, AE, K, G, O and Z have)`);
       return { rate: '0.00' };
     }
-    if (category === 'S') {
+    if (RATED_CATEGORIES.has(category)) {
       if (rateValue === undefined || dec(rateValue).lte(0)) {
-        this.fail('INVALID_REQUEST', `${path}.rate`, 'fatturapa-standard-rate', `${path}.rate: a standard-rated (S) amount needs a rate above 0 in FatturaPA; an amount at 0 needs its own category (Z, E, AE, K, G, O) for its Natura, and the API merges exempt lines into S when any line is S, so send them on their own document`);
+        this.fail('INVALID_REQUEST', `${path}.rate`, 'fatturapa-standard-rate', `${path}.rate: a taxed (${category}) amount needs a rate above 0 in FatturaPA; an amount at 0 needs its own category (Z, E, AE, K, G, O) for its Natura, and the API merges exempt lines into S when any line is S, so send them on their own document`);
       } else if (dec(rateValue).gt(100)) {
         this.fail('INVALID_REQUEST', `${path}.rate`, 'fatturapa-rate', `${path}.rate: ${rateValue} is above 100`);
       }
-      return { rate: this.rate(rateValue) };
+      return { rate: this.rate(rateValue), ...(category === 'B' ? { splitPayment: true } : {}) };
     }
     return { rate: '0.00', natura: naturaOf(category, exemptionCode) };
   }
@@ -123,13 +130,19 @@ class FatturaPaBuilder {
   private party(p: Party, role: 'seller' | 'buyer'): {
     vat?: { country: string; code: string }; cf?: string; name?: string; address?: Record<string, string | undefined>;
   } {
-    const vat = p.vatId !== undefined ? splitVat(p.vatId) : undefined;
+    let vat = p.vatId !== undefined ? splitVat(p.vatId) : undefined;
     if (p.vatId !== undefined && (!vat || vat.code.length > 28)) this.fail('INVALID_VAT_FORMAT', `${role}.vatId`, 'fatturapa-vat', `${role}.vatId: ${p.vatId} is not a country prefix and a code of at most 28 characters`);
     const cfSource = codiceFiscale(this.c, role);
     let cf: string | undefined;
     if (cfSource) {
       if (/^[A-Z0-9]{11,16}$/.test(cfSource.value)) cf = cfSource.value;
       else this.fail('INVALID_REQUEST', cfSource.path, 'fatturapa-codice-fiscale', `${cfSource.path}: a codice fiscale is 11 to 16 letters or digits ("${cfSource.value}")`);
+    }
+    const country = p.address?.country;
+    if (role === 'buyer' && !vat && !cfSource && country !== undefined && country !== 'IT') {
+      // A buyer abroad without a VAT number: its country and its own identifier, or the Agenzia's 99999999999.
+      const own = p.legalRegistration?.value.replace(/\s+/g, '');
+      vat = { country, code: own !== undefined && /^[A-Za-z0-9]{1,28}$/.test(own) ? own : FOREIGN_NO_VAT_CODE };
     }
     if (role === 'seller') this.required(vat, 'seller.vatId', "the seller's VAT number (IdFiscaleIVA, BT-31)");
     else if (!vat && !cf && !cfSource) {
@@ -362,8 +375,8 @@ class FatturaPaBuilder {
           w.leaf('Natura', s.natura);
           w.leaf('ImponibileImporto', s.taxable);
           w.leaf('Imposta', s.tax);
-          // Immediate VAT (I) unless nothing is due: a reverse-charged or exempt amount has no exigibility.
-          w.leaf('EsigibilitaIVA', s.natura === undefined ? 'I' : undefined);
+          // Immediate VAT (I), split payment (S) for category B; none where nothing is due (a Natura).
+          w.leaf('EsigibilitaIVA', s.natura !== undefined ? undefined : s.splitPayment ? 'S' : 'I');
           w.leaf('RiferimentoNormativo', s.reference);
         });
       });

@@ -66,12 +66,17 @@ function party(el: XEl | undefined, electronicAddress?: Party['electronicAddress
   });
 }
 
-/** AliquotaIVA and Natura back to an EN 16931 category, rate and (for the non-standard ones) the Natura as exemption code. */
-function vatOfRate(el: XEl): { category: string; rate: string; natura?: string } {
+/**
+ * AliquotaIVA and Natura back to an EN 16931 category, rate and (for the non-standard ones) the
+ * Natura as exemption code. A taxed rate is S, or B (split payment) when `splitRates` says the
+ * summary at that rate has EsigibilitaIVA S.
+ */
+function vatOfRate(el: XEl, splitRates: ReadonlySet<string> = new Set()): { category: string; rate: string; natura?: string } {
   const rate = txt(el, 'AliquotaIVA') ?? '0.00';
   const natura = txt(el, 'Natura');
   if (natura) return { category: categoryOfNatura(natura), rate, natura };
-  return { category: dec(rate).isZero() ? 'Z' : 'S', rate };
+  if (dec(rate).isZero()) return { category: 'Z', rate };
+  return { category: splitRates.has(dec(rate).toFixed(2)) || txt(el, 'EsigibilitaIVA') === 'S' ? 'B' : 'S', rate };
 }
 
 function quantityOf(el: XEl): string | undefined {
@@ -84,9 +89,9 @@ function isDocumentAllowanceCharge(el: XEl): boolean {
   return (tipo === 'SC' || tipo === 'AC') && quantityOf(el) === undefined;
 }
 
-function line(el: XEl): Line {
+function line(el: XEl, splitRates: ReadonlySet<string>): Line {
   const quantity = quantityOf(el) ?? '1.00';
-  const vat = vatOfRate(el);
+  const vat = vatOfRate(el, splitRates);
   const codes = kids(el, 'CodiceArticolo').map((c) => ({ type: txt(c, 'CodiceTipo') ?? '', value: txt(c, 'CodiceValore') ?? '' }));
   const seller = codes.find((c) => c.type === 'SELLER');
   const buyer = codes.find((c) => c.type === 'BUYER');
@@ -119,8 +124,8 @@ function line(el: XEl): Line {
   });
 }
 
-function allowanceCharge(el: XEl): AllowanceCharge {
-  const vat = vatOfRate(el);
+function allowanceCharge(el: XEl, splitRates: ReadonlySet<string>): AllowanceCharge {
+  const vat = vatOfRate(el, splitRates);
   const amount = dec(txt(el, 'PrezzoTotale') ?? '0');
   return defined<AllowanceCharge>({
     isCharge: txt(el, 'TipoCessionePrestazione') === 'AC',
@@ -155,8 +160,9 @@ function body(b: XEl, seller: Party, buyer: Party, regime: string | undefined): 
   const tipo = txt(doc, 'TipoDocumento') ?? 'TD01';
   const goods = kid(b, 'DatiBeniServizi');
   const detailLines = kids(goods, 'DettaglioLinee');
-  const lines = detailLines.filter((l) => !isDocumentAllowanceCharge(l)).map(line);
-  const allowanceCharges = detailLines.filter(isDocumentAllowanceCharge).map(allowanceCharge);
+  const splitRates = new Set(kids(goods, 'DatiRiepilogo').filter((r) => txt(r, 'EsigibilitaIVA') === 'S' && !txt(r, 'Natura')).map((r) => dec(txt(r, 'AliquotaIVA') ?? '0').toFixed(2)));
+  const lines = detailLines.filter((l) => !isDocumentAllowanceCharge(l)).map((l) => line(l, splitRates));
+  const allowanceCharges = detailLines.filter(isDocumentAllowanceCharge).map((l) => allowanceCharge(l, splitRates));
   const vatBreakdown: VatBreakdown[] = kids(goods, 'DatiRiepilogo').map((r) => {
     const vat = vatOfRate(r);
     return defined<VatBreakdown>({

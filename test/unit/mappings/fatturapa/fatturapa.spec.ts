@@ -5,10 +5,11 @@
  * refusals with their canonical paths; every document written is valid against the official
  * schema. The official examples of ph-fatturapa read back, re-render valid and reach a fixpoint.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   canonicalToFatturaPa, fatturaPaBatchToCanonical, fatturaPaToCanonical, jsonToCanonical, translatorFor, fatturaPa12, MappingError,
+  ublToCanonical, ciiToCanonical,
 } from '../../../../mappings/index.ts';
 import type { CanonicalInvoice } from '../../../../mappings/index.ts';
 import { readTree, txt, kid, kids, at, type XEl } from '../../../../mappings/xml/tree.ts';
@@ -174,6 +175,23 @@ describe('canonical → FatturaPA: credit note, exemptions, allowances', () => {
     expect(back.totals).toMatchObject({ lineNetTotal: '100.00', allowanceTotal: '10.00', chargeTotal: '5.00', taxExclusive: '95.00', taxInclusive: '115.90' });
   });
 
+  it('category B (split payment, the Italian CIUS) keeps its rate with EsigibilitaIVA S, and reads back as B', () => {
+    const c = invoice();
+    const split: CanonicalInvoice = { ...c, lines: c.lines.map((l) => ({ ...l, vat: { ...l.vat, category: 'B' } })), vatBreakdown: c.vatBreakdown.map((b) => ({ ...b, category: 'B' })) };
+    const goods = at(bodyOf(render(split).root), 'DatiBeniServizi');
+    expect([txt(goods, 'DettaglioLinee', 'AliquotaIVA'), txt(goods, 'DatiRiepilogo', 'AliquotaIVA'), txt(goods, 'DatiRiepilogo', 'EsigibilitaIVA'), txt(goods, 'DatiRiepilogo', 'Natura')]).toEqual(['22.00', '22.00', 'S', undefined]);
+    const back = fatturaPaToCanonical(canonicalToFatturaPa(split)).canonical;
+    expect([back.lines[0]!.vat.category, back.vatBreakdown[0]!.category]).toEqual(['B', 'B']);
+  });
+
+  it('a buyer abroad without a VAT number: its country with its own identifier, or the Agenzia\'s 99999999999', () => {
+    const c = invoice({ buyer: { name: 'John Smith', address: { street: '1 High Street', city: 'London', postalCode: 'SW1A 1AA', country: 'GB' } } });
+    const id = at(header(render(c).root), 'CessionarioCommittente', 'DatiAnagrafici', 'IdFiscaleIVA');
+    expect([txt(id, 'IdPaese'), txt(id, 'IdCodice')]).toEqual(['GB', '99999999999']);
+    const registered: CanonicalInvoice = { ...c, buyer: { ...c.buyer, legalRegistration: { value: '12345678', scheme: '0088' } } };
+    expect(txt(at(header(render(registered).root), 'CessionarioCommittente', 'DatiAnagrafici', 'IdFiscaleIVA'), 'IdCodice')).toBe('12345678');
+  });
+
   it('a negative quantity moves its sign onto the unit price (FatturaPA quantities are never negative)', () => {
     const c = invoice({}, [{ description: 'Reso', quantity: -2, unitPrice: 10, vatRate: 22 }]);
     const line = at(bodyOf(render(c).root), 'DatiBeniServizi', 'DettaglioLinee');
@@ -307,5 +325,48 @@ describe('the official FatturaPA examples (ph-fatturapa) read back', () => {
 
   it('a document that is not FatturaPA is refused', () => {
     expect(refusal(() => fatturaPaToCanonical('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>')).details[0]).toMatchObject({ rule: 'fatturapa-root' });
+  });
+});
+
+describe('the CEN EN 16931 examples (UBL and CII) as FatturaPA', () => {
+  const base = join(corpusDir(), 'eInvoicing-EN16931');
+  const examples = [
+    ...readdirSync(join(base, 'ubl/examples')).filter((f) => f.endsWith('.xml')).map((f) => ['ubl/examples', f, ublToCanonical] as const),
+    ...readdirSync(join(base, 'cii/examples')).filter((f) => f.endsWith('.xml')).map((f) => ['cii/examples', f, ciiToCanonical] as const),
+  ];
+
+  it('each one becomes a FatturaPA valid against the schema, or is refused naming what FatturaPA lacks — never an invalid file', () => {
+    const outcome = { valid: 0, refused: 0 };
+    for (const [dir, f, read] of examples) {
+      const c = read(readFileSync(join(base, dir, f))).canonical;
+      let xml: string;
+      try {
+        xml = canonicalToFatturaPa(c);
+      } catch (e) {
+        expect(e).toBeInstanceOf(MappingError);
+        expect({ f, fields: (e as MappingError).details.every((d) => d.field !== '' && d.rule.startsWith('fatturapa-')) }).toEqual({ f, fields: true });
+        outcome.refused++;
+        continue;
+      }
+      expect({ f, errors: xsdErrors(xml) }).toEqual({ f, errors: [] });
+      outcome.valid++;
+    }
+    expect(outcome.valid + outcome.refused).toBe(examples.length);
+    // Measured on the corpus: 21 map, 11 are refused (no street or city, no seller VAT number, a name over 80 characters, characters outside Latin-1, placeholder IBANs, a 0201 address that is no IPA code).
+    expect(outcome.valid).toBeGreaterThanOrEqual(21);
+  });
+
+  it('the Italian CIUS example (G2G, split payment, attachment, transfer) becomes FPA12 to its office with EsigibilitaIVA S', () => {
+    const c = ublToCanonical(readFileSync(join(base, 'ubl/examples/FT G2G_TD01 con Allegato, Bonifico e Split Payment.xml'))).canonical;
+    const { root } = render(c);
+    expect(root.attrs.versione).toBe('FPA12');
+    expect(txt(header(root), 'DatiTrasmissione', 'CodiceDestinatario')).toBe('UFLCTZ');
+    const b = bodyOf(root);
+    expect([txt(b, 'DatiBeniServizi', 'DatiRiepilogo', 'EsigibilitaIVA'), txt(b, 'DatiBeniServizi', 'DatiRiepilogo', 'Imposta')]).toEqual(['S', '274.12']);
+    expect([txt(b, 'DatiPagamento', 'DettaglioPagamento', 'IBAN'), txt(b, 'DatiPagamento', 'DettaglioPagamento', 'BIC')]).toEqual(['IT64W0100003245243300306301', 'UNCRIT2B']);
+    expect([txt(b, 'Allegati', 'NomeAttachment'), txt(b, 'Allegati', 'FormatoAttachment')]).toEqual(['mappatura_ubl_sdi.pdf', 'PDF']);
+    const back = fatturaPaToCanonical(canonicalToFatturaPa(c)).canonical;
+    expect(back).toMatchObject({ number: c.number, totals: { taxInclusive: c.totals.taxInclusive, payable: c.totals.payable }, vatBreakdown: [{ category: 'B' }] });
+    expect(back.attachments![0]!.content!.base64).toBe(c.attachments!.find((a) => a.content)!.content!.base64.replace(/\s+/g, ''));
   });
 });
