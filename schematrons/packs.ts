@@ -34,6 +34,19 @@ export interface PackSelector {
    */
   issuedFrom?: string;
   issuedBefore?: string;
+  /**
+   * Pack ids this pack takes the place of: when it is selected, they do not run, whether their own
+   * `select` or a destination network (`networkPacks`) would add them. Peppol BIS Self-Billing replaces
+   * Peppol BIS Billing, as the official rule set composes the self-billing rules instead of, not beside,
+   * the Billing rules. Forcing packs by id (`packs`) is never overridden.
+   */
+  replaces?: string[];
+}
+
+/** `files` without the packs that a selected pack replaces (`select.replaces`). */
+export function withoutReplaced<T extends { pack: string; select: PackSelector }>(files: T[]): T[] {
+  const replaced = new Set(files.flatMap((f) => f.select.replaces ?? []));
+  return replaced.size === 0 ? files : files.filter((f) => !replaced.has(f.pack));
 }
 
 /** Whether a pack's issue-date bounds admit a document issued on `issueDate` (ISO date; undefined: unreadable). */

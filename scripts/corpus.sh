@@ -24,6 +24,7 @@ ph-fatturapa                       phax/ph-fatturapa                            
 France_RFE                         fnfempe/France_RFE                               e9520ce398cc99bed4bab493773a494af8ca5aff
 gobl.cii                           invopop/gobl.cii                                 ca46ae0c12b0d5263dac787a12144920854a0337
 bank4j                             inisos/bank4j                                    5ca91150e9183addcf55d50f787ad9b6633e3c67
+phive-rules                        phax/phive-rules                                 432f0e9a8cff5c03d06625abe7a5fd8e7e346a64
 '
 
 echo "$repositories" | while read -r folder repository commit; do

@@ -21,6 +21,7 @@ import EventsService from './events/events.service.ts';
 import WebhooksService from './webhooks/webhooks.service.ts';
 import ClockService from './clock/clock.service.ts';
 import ReportingService from './reporting/reporting.service.ts';
+import ComplianceService from './compliance/compliance.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -57,6 +58,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   clock: { schema: ClockService, database: true },
   // Peppol Reporting: the month's TSR and EUSR on request (operator), and their submission on a cron.
   reporting: { schema: ReportingService, database: true },
+  // Each country's e-invoicing mandate (shipped data file) and what the enabled connectors and rule packs support for it.
+  compliance: { schema: ComplianceService, database: false },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -32,6 +32,13 @@ export interface ConnectorCapabilities {
   probe?: boolean;
   /** Lifecycle answers (`respond`, since 2.4): the buyer's moves on a received document passed back to its sender (a Peppol Invoice Response). */
   respond?: boolean;
+  /**
+   * Clearance (since 2.4): `send` submits the document to a tax authority that clears it (or takes
+   * its real-time report); a delivery carries the authority's `clearance`, a rejection is the
+   * authority's (`compliance.reported` failed with its code) and leaves the document correctable:
+   * its number is free again for the corrected send.
+   */
+  clearance?: boolean;
 }
 
 /** One configuration entry a connector reads; the platform validates the configuration against these. */
@@ -60,6 +67,8 @@ export interface ConnectorManifest {
   /** API document types it carries (`invoice`, `credit-note`, …). */
   documentTypes: readonly string[];
   capabilities: ConnectorCapabilities;
+  /** With capability `clearance` (API 2.4): the tax authority, as `compliance.reported` names it (`KSeF`, `ANAF`, `ZATCA`). */
+  authority?: string;
   /**
    * The network whose rules apply to every document it carries, whatever the document's
    * CustomizationID says: `peppol` (a Peppol access point) makes a send routed through it pass the
@@ -183,9 +192,30 @@ export interface ExchangeEvidence {
   details?: Record<string, string>;
 }
 
+/**
+ * API 2.4: what a tax authority's clearance (or real-time reporting) gave a document: its id for
+ * the invoice, when, its receipt, the text of the QR code the law requires on the visual
+ * representation, and — where the authority's signed version is the legal original (ANAF's signed
+ * archive, ZATCA's cleared XML) — that version. Binary parts go base64.
+ */
+export interface Clearance {
+  /** `cleared`: the authority validated and registered it before delivery; `reported`: it took the report (B2C, within its deadline). */
+  status: 'cleared' | 'reported';
+  /** The authority's id of the invoice (KSeF number, ANAF upload / download index, ZATCA clearance UUID …). */
+  authorityId: string;
+  /** When the authority registered it (ISO 8601). */
+  at: string;
+  receipt?: { content: string; contentType: string; filename?: string };
+  /** The QR code's content, as the law defines it (a verification URL, a TLV in base64 …). */
+  qr?: string;
+  legalOriginal?: { content: string; contentType: string; filename?: string };
+  /** Other facts the authority gives (the session or batch reference, the hash the next invoice chains to …). */
+  details?: Record<string, string>;
+}
+
 export type SendResult =
   /** The recipient's access point confirmed final delivery (`localDocumentId`: the recipient's copy when it is on this platform). */
-  | { outcome: 'delivered'; messageId: string; localDocumentId?: string; evidence?: ExchangeEvidence }
+  | { outcome: 'delivered'; messageId: string; localDocumentId?: string; evidence?: ExchangeEvidence; clearance?: Clearance }
   /** Handed over; final delivery is confirmed later through `status`. */
   | { outcome: 'accepted'; messageId: string; checkAfterMs: number }
   /** Permanent failure (`document.failed` with this code and message). */
@@ -200,7 +230,7 @@ export interface ErrorFields {
 }
 
 export type StatusResult =
-  | { outcome: 'delivered' }
+  | { outcome: 'delivered'; clearance?: Clearance }
   | { outcome: 'pending'; checkAfterMs: number }
   | ({ outcome: 'rejected' } & ErrorFields);
 
@@ -614,6 +644,8 @@ export function validateManifest(m: ConnectorManifest, connector?: Connector): s
   if (!m.documentTypes?.length) problems.push('documentTypes must not be empty');
   if (!m.modes?.length || m.modes.some((x) => x !== 'live' && x !== 'test')) problems.push('modes must list live, test or both');
   if (m.network !== undefined && m.network !== 'peppol') problems.push(`network ${String(m.network)} is not one the platform knows (peppol)`);
+  if (m.capabilities?.clearance && !m.capabilities.send) problems.push('capability clearance needs send (the submission is the send)');
+  if (m.capabilities?.clearance && !m.authority) problems.push('capability clearance needs the authority\'s name (manifest.authority)');
   if (!m.capabilities) problems.push('capabilities are required');
   else if (connector) {
     for (const [cap, verb] of CAPABILITY_VERBS) {

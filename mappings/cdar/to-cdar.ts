@@ -33,6 +33,13 @@ export interface CdarInput {
   issuedAt: string;
   /** The invoice the status is about (canonical EN 16931 model, mappings/canonical/model.ts). */
   invoice: CanonicalInvoice;
+  /**
+   * The move: `at` is when the status was set (MDT-78); `reasonCode` a motif of the official referential
+   * (MDT-113) and `reason` its text (MDT-114); `note` and `paymentReference` go in the status detail's
+   * notes; `amounts` are the status's amount blocks by MDT-207 code (decimal text); `paymentDate` dates
+   * MPA/MEN. `partial` (a partial collection, 212 again) changes nothing in the message: its MEN is the
+   * amount collected this time.
+   */
   step: { code: string; emittedBy: CdarEmitter; at: string; reason?: string; reasonCode?: string; note?: string; amounts?: Record<string, string>; paymentDate?: string; paymentReference?: string; paymentCurrency?: string; partial?: boolean };
 }
 
@@ -192,7 +199,10 @@ export function lifecycleToCdar(input: CdarInput): string {
   const at = dateTime204(step.at, 'step.at', issues);
   const invoiceDate = date102(invoice.issueDate, 'invoice.issueDate', issues);
   const seller = partyOf(invoice.seller, 'invoice.seller', issues);
-  const buyer = partyOf(invoice.buyer, 'invoice.buyer', issues);
+  // The buyer is named only where it speaks or is spoken to (204–212, 202/203): a deposit (200) or a
+  // rejection (213) goes to the seller, whoever the buyer is.
+  const namesBuyer = step.emittedBy === 'buyer' || step.emittedBy === 'supplier' || step.emittedBy === 'buyer_platform';
+  const buyer = namesBuyer ? partyOf(invoice.buyer, 'invoice.buyer', issues) : undefined;
   const reasonCode = status ? reasonCodeOf(status, step, issues) : undefined;
   const blocks = status ? amountBlocks(status, input, issues) : [];
   if (step.paymentCurrency !== undefined && !/^[A-Z]{3}$/.test(step.paymentCurrency)) issues.add('INVALID_CURRENCY', 'step.paymentCurrency', 'ISO 4217', `step.paymentCurrency must be an ISO 4217 code, got ${JSON.stringify(step.paymentCurrency)}`);
@@ -231,8 +241,9 @@ export function lifecycleToCdar(input: CdarInput): string {
     w.leaf('ram:Name', `${invoice.number}-CDV-${s.code}_${s.label}`.slice(0, MAX_TEXT));
     w.el('ram:IssueDateTime', () => w.leaf('udt:DateTimeString', issued, { format: '204' }));
     party('ram:SenderTradeParty', 'platform', 'WK', false);
-    if (step.emittedBy === 'buyer') party('ram:IssuerTradeParty', buyer!, 'BY', false);
-    else if (step.emittedBy === 'supplier') party('ram:IssuerTradeParty', seller!, 'SE', false);
+    // A company issuer gives its electronic address too: where the other side and the PPF answer it.
+    if (step.emittedBy === 'buyer') party('ram:IssuerTradeParty', buyer!, 'BY', true);
+    else if (step.emittedBy === 'supplier') party('ram:IssuerTradeParty', seller!, 'SE', true);
     else party('ram:IssuerTradeParty', 'platform', 'WK', false);
     for (const [p, role] of recipients) party('ram:RecipientTradeParty', p, role, true);
     if (s.toPpf) party('ram:RecipientTradeParty', 'ppf', PPF_PARTY.role, false);

@@ -7,7 +7,12 @@
  * its code (PPF 00025 …) or with what the document lacks for the message. No reporting connector
  * configured for the mode: nothing is filed, and the log says so.
  */
-import type { Service } from 'moleculer';
+import type { Context, Service } from 'moleculer';
+import { emOf } from '../../mixins/orm.mixin.ts';
+import { principalOf } from '../shared/auth.ts';
+import { DomainError } from '../shared/errors.ts';
+import { findDocument } from './access.ts';
+import { isFrenchReform } from './reform.ts';
 import type { OutboxEventInput } from '../../mixins/outbox.mixin.ts';
 import { call } from '../shared/call.ts';
 import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
@@ -43,6 +48,18 @@ export function cdarReportOf(doc: Document, entry: LifecycleEntry, index: number
     const issues = err.details.slice(0, 5).map((d) => `${d.field}: ${d.message}`).join('; ');
     return { ok: false, code: 'CDAR_NOT_BUILT', message: `the status message cannot be made: ${issues || err.message}` };
   }
+}
+
+/** GET …/lifecycle/:step/cdar: one step's CDAR, built as it is filed. */
+export async function stepCdar(ctx: Context<{ id: string; step: number }>): Promise<string> {
+  const doc = await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id);
+  const entry = doc.lifecycle[ctx.params.step];
+  if (!entry) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no lifecycle step ${ctx.params.step} (it has ${doc.lifecycle.length})`);
+  if (!isFrenchReform(doc)) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' is not under the French e-invoicing reform: its lifecycle has no CDAR form`);
+  const built = cdarReportOf(doc, entry, ctx.params.step, new Date(entry.at));
+  if (!built.ok) throw new DomainError('UBL_VALIDATION_FAILED', `No valid CDAR can be made for step ${ctx.params.step} (${entry.code}): ${built.message}`);
+  (ctx.meta as { $responseType?: string }).$responseType = 'application/xml; charset=utf-8';
+  return built.xml;
 }
 
 /** A French status reported to the tax platform through the reporting connector for France (the CDAR it files). */

@@ -13,9 +13,9 @@ import { call } from '../shared/call.ts';
 import { companyClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { storable } from '../shared/pg-text.ts';
-import { adapterContracts } from '../connectors/adapters.contract.ts';
+import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
 import { connectorSettings } from '../shared/connector-settings.ts';
-import type { OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
+import type { Clearance, OutboundMessage, Participant, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
@@ -130,11 +130,33 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
     this.logger.warn(`delivery of ${seen.id} through adapter.${seen.connectorId} failed: ${(err as Error).message}`);
     outcome = { outcome: 'transient', errorMessage: (err as Error).message.startsWith('adapter.') ? (err as Error).message : `adapter.${seen.connectorId}: ${(err as Error).message}` };
   }
-  await recordDelivery.call(this, job, em, seen, waitingForConfirmation, outcome);
+  const manifest = registeredManifests(this.broker).find((m) => m.id === seen.connectorId);
+  const authority = manifest?.capabilities.clearance ? manifest.authority ?? manifest.id : null;
+  await recordDelivery.call(this, job, em, seen, waitingForConfirmation, outcome, authority);
+}
+
+/**
+ * A clearance connector's outcome, on the document and as `compliance.reported`: the authority's id,
+ * receipt and QR when it cleared (or took the report of) the invoice; its code when it refused it, which
+ * frees the invoice number for the corrected send (the refused invoice was never issued).
+ */
+function recordClearance(doc: Document, authority: string, outcome: SendResult | StatusResult): OutboxEventInput | null {
+  const base = { organizationId: doc.organizationId, companyId: doc.companyId, livemode: doc.livemode, type: 'compliance.reported' as const };
+  if (outcome.outcome === 'delivered' && 'clearance' in outcome && outcome.clearance) {
+    const clearance: Clearance = outcome.clearance;
+    doc.clearance = storable({ ...clearance, authority, connectorId: doc.connectorId! });
+    doc.clearanceStatus = clearance.status;
+    return { ...base, data: { documentId: doc.id, reportedTo: authority, status: 'reported', connectorId: doc.connectorId, authorityId: clearance.authorityId, clearance: clearance.status } };
+  }
+  if (outcome.outcome === 'rejected') {
+    doc.clearanceStatus = 'rejected';
+    return { ...base, data: { documentId: doc.id, reportedTo: authority, status: 'failed', connectorId: doc.connectorId, errorCode: outcome.errorCode, errorMessage: storable(outcome.errorMessage) } };
+  }
+  return null;
 }
 
 /** Records a connector's answer, if the document is still where it was when the call began. */
-async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager, seen: Document, waitingForConfirmation: boolean, outcome: SendResult | StatusResult): Promise<void> {
+async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager, seen: Document, waitingForConfirmation: boolean, outcome: SendResult | StatusResult, authority: string | null): Promise<void> {
   const events: OutboxEventInput[] = [];
   await em.fork().transactional(async (tx) => {
     const doc = await tx.findOne(Document, { id: seen.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -156,6 +178,8 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
       step('201', 'seller_platform');
     };
     const failed = (errorCode: string, errorMessage: string) => events.push(...failDelivery(tx, doc, errorCode, errorMessage, now));
+    const compliance = authority ? recordClearance(doc, authority, outcome) : null;
+    if (compliance) events.push(compliance);
     switch (outcome.outcome) {
       case 'delivered': {
         sent();
@@ -192,6 +216,8 @@ async function recordDelivery(this: Service, job: ClaimedJob, em: EntityManager,
         doc.errorMessage = outcome.errorMessage;
         if (doc.deliveryAttempts > MAX_RESENDS) {
           failed('TRANSPORT_FAILURE', `Delivery failed after ${doc.deliveryAttempts} attempts: ${outcome.errorMessage}`);
+          // The authority never answered: not cleared (the number stays taken: it may have been registered).
+          if (authority) events.push({ ...base, type: 'compliance.reported', data: { documentId: doc.id, reportedTo: authority, status: 'failed', connectorId: doc.connectorId, errorCode: 'TRANSPORT_FAILURE', errorMessage: storable(outcome.errorMessage) } });
           await completeJobs(tx, [job.id]);
         } else {
           doc.nextAttemptAt = new Date(now.getTime() + retryDelayMs(doc.deliveryAttempts));

@@ -1,6 +1,6 @@
 /** Pure presenters of a document: the API view and its representation links. */
 import type { Document } from './document.entity.ts';
-import type { DocumentView } from './documents.contract.ts';
+import type { ClearanceView, DocumentView } from './documents.contract.ts';
 
 /**
  * What a document is recorded as: the syntax `auto` detected (a hybrid PDF is its embedded CII),
@@ -25,7 +25,18 @@ function linksOf(doc: Document, has?: Representations): Record<string, string> {
   if (has ? has.xml : !!doc.xml) links.xml = `${base}/xml`;
   if (has ? has.json : !!doc.normalized) links.json = `${base}/json`;
   if (doc.hasPdf) links.pdf = `${base}/pdf`;
+  if (doc.clearance?.receipt) links.clearanceReceipt = `${base}/clearance/receipt`;
+  if (doc.clearance?.legalOriginal) links.clearanceOriginal = `${base}/clearance/original`;
   return links;
+}
+
+function clearanceView(doc: Document): ClearanceView | null {
+  const c = doc.clearance;
+  if (!doc.clearanceStatus) return null;
+  return {
+    authority: c?.authority ?? doc.connectorId ?? 'unknown', status: doc.clearanceStatus as ClearanceView['status'],
+    authorityId: c?.authorityId ?? null, at: c?.at ?? null, qr: c?.qr ?? null, details: c?.details ?? {},
+  };
 }
 
 export function documentView(doc: Document, has?: Representations): DocumentView {
@@ -56,6 +67,7 @@ export function documentView(doc: Document, has?: Representations): DocumentView
     relatedDocumentIds: doc.relatedDocumentIds ?? [],
     duplicateOf: doc.duplicateOf ?? null,
     validation: doc.validation ?? null,
+    clearance: clearanceView(doc),
     metadata: doc.metadata ?? null,
     links: linksOf(doc, has),
     createdAt: iso(doc.createdAt)!,

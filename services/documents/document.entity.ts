@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { ExchangeEvidence } from '../../adapters/sdk/index.ts';
+import type { Clearance, ExchangeEvidence } from '../../adapters/sdk/index.ts';
 import type { ReceivedValidation } from './documents.contract.ts';
 
 export const DIRECTIONS = ['outgoing', 'incoming'] as const;
@@ -102,6 +102,10 @@ export const Document = defineEntity({
     connectorMessageId: p.string().nullable(),
     /** What proves the network exchange (AS4 message id, signed receipt, SBDH instance id, payload hash), as the connector gave it. */
     evidence: p.json<ExchangeEvidence>().nullable(),
+    /** What the tax authority's clearance gave it (its id, receipt, QR, signed original) and who cleared it. */
+    clearance: p.json<Clearance & { authority: string; connectorId: string }>().nullable(),
+    /** `cleared` / `reported` by the authority, or `rejected` (the number is free again for the corrected send); null outside clearance. */
+    clearanceStatus: p.string().nullable(),
     /** Incoming: the rules' verdict when it arrived (null: sent by us, validated before sending; or not validated). */
     validation: p.json<ReceivedValidation>().nullable(),
     /** Incoming: the SBDH instance id of the business envelope (from the evidence), a duplicate key with the sender. */
@@ -147,7 +151,8 @@ export const Document = defineEntity({
   ],
   uniques: [
     // A seller never sends the same invoice number twice (outgoing billing documents only).
-    { name: 'documents_seller_number_unique', properties: ['organizationId', 'livemode', 'sellerKey', 'type', 'number'], where: { direction: 'outgoing', type: { $in: ['invoice', 'credit-note', 'debit-note'] } } },
+    // An invoice a tax authority rejected was never issued: its number is free for the corrected send.
+    { name: 'documents_seller_number_unique', properties: ['organizationId', 'livemode', 'sellerKey', 'type', 'number'], where: `direction = 'outgoing' and type in ('invoice', 'credit-note', 'debit-note') and clearance_status is distinct from 'rejected'` },
     // The network hands a document to a recipient once.
     { name: 'documents_counterpart_unique', properties: ['organizationId', 'counterpartId'], where: { direction: 'incoming' } },
     // A connector hands one network message over once (the inbound hand-off relies on it).

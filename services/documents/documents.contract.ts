@@ -74,12 +74,23 @@ export interface DocumentView {
   duplicateOf: string | null;
   /** Incoming: the rules' verdict when it arrived; null for documents sent from here. */
   validation: ReceivedValidation | null;
+  /** What a tax authority's clearance gave it; null outside clearance. */
+  clearance: ClearanceView | null;
   metadata: Record<string, unknown> | null;
   fileId?: string;
   storedFormat?: string;
   links: Record<string, string>;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface ClearanceView {
+  authority: string;
+  status: 'cleared' | 'reported' | 'rejected';
+  authorityId: string | null;
+  at: string | null;
+  qr: string | null;
+  details: Record<string, string>;
 }
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
@@ -127,10 +138,20 @@ export const documentSchema = {
         },
       },
     },
+    clearance: {
+      type: ['object', 'null'],
+      description: 'Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority\'s id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority\'s receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance.',
+      required: ['authority', 'status', 'authorityId', 'at', 'qr', 'details'],
+      properties: {
+        authority: { type: 'string', examples: ['KSeF', 'ANAF', 'ZATCA'] }, status: { type: 'string', enum: ['cleared', 'reported', 'rejected'] },
+        authorityId: nullable('string'), at: { ...nullable('string'), format: 'date-time' }, qr: nullable('string'),
+        details: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+    },
     metadata: { ...nullable('object'), additionalProperties: true },
     fileId: { type: 'string', description: 'Raw uploads: the stored file' },
     storedFormat: { type: 'string', description: 'Raw uploads: gzip, zip, pdf, xml or raw' },
-    links: { type: 'object', description: 'Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle', additionalProperties: { type: 'string' } },
+    links: { type: 'object', description: 'Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority\'s receipt and signed original, when it gave them)', additionalProperties: { type: 'string' } },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -248,6 +269,16 @@ export const originalRepresentation = representation('original', 'The original a
 export const xmlRepresentation = representation('xml', 'The structured XML (UBL 2.1 or CII D16B)', 'application/xml');
 export const jsonRepresentation = representation('json', 'The normalised JSON (canonical EN 16931 model, or the structured body of a non-billing document)', 'application/json');
 export const pdfRepresentation = representation('pdf', 'The PDF of a hybrid (Factur-X / ZUGFeRD) document', 'application/pdf');
+
+/** What a tax authority's clearance gave beside its id: its receipt (KSeF UPO …) and its signed version of the invoice (ANAF's signed archive …). */
+export const clearancePart = defineAction<{ id: string; part: 'receipt' | 'original' }, Buffer>(SERVICE, 'clearancePart', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 }, part: { type: 'enum', values: ['receipt', 'original'] } },
+  http: {
+    method: 'GET', path: '/v1/documents/:id/clearance/:part', access: 'documents.read', tag: 'Documents',
+    summary: 'The tax authority\'s receipt (`receipt`: KSeF UPO, ANAF response …) or its signed version of the invoice (`original`: the legal original where the authority signs it), byte for byte with its content type; 404 when it gave none',
+    responseMediaType: '*/*', response: { type: 'string', format: 'binary' },
+  },
+});
 
 /** What proves a document's network exchange, as GET /v1/documents/:id/evidence shows it. */
 export interface EvidenceView {
@@ -370,6 +401,16 @@ const lifecycleSchema = {
 export const getLifecycle = defineAction<{ id: string }, LifecycleView>(SERVICE, 'getLifecycle', {
   params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
   http: { method: 'GET', path: '/v1/documents/:id/lifecycle', access: 'documents.read', tag: 'Documents', summary: 'Lifecycle history (French codes 200–213) and the transitions your party may make next', response: lifecycleSchema },
+});
+
+/** One lifecycle step of a French-reform document as its CDAR D22B message (the wire form platforms exchange and the PPF receives). */
+export const lifecycleCdar = defineAction<{ id: string; step: number }, string>(SERVICE, 'lifecycleCdar', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 }, step: { type: 'number', integer: true, min: 0, max: 10_000, convert: true } },
+  http: {
+    method: 'GET', path: '/v1/documents/:id/lifecycle/:step/cdar', access: 'documents.read', tag: 'Documents',
+    summary: 'The CDAR D22B status message (France, BR-FR-CDV 1.4.0) of one step of a French-reform document\'s lifecycle, `step` being its position in `history` (0 first): what the platforms exchange and, for 200, 210, 212 and 213, what is filed with the PPF. 404 for a step that does not exist or a document outside the French reform; 422 UBL_VALIDATION_FAILED with what the document lacks when no valid message can be made',
+    responseMediaType: 'application/xml', response: { type: 'string' },
+  },
 });
 
 /** The lifecycle POST body (defined by the pure state machine) plus the document id from the path. */

@@ -19,7 +19,7 @@ import { sendOne, sendBatch } from './send.ts';
 import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from './delivery.ts';
 import { FOLLOW_UP_JOB, handleFollowUps, runFollowUps } from './follow-ups.ts';
 import { respondToSender } from './responses.ts';
-import { reportToTaxPlatform } from './compliance-reports.ts';
+import { reportToTaxPlatform, stepCdar } from './compliance-reports.ts';
 import { evidence, evidenceBundle } from './evidence.ts';
 import { receiveInbound } from './inbox.ts';
 import { recordNetworkStatus } from './network-status.ts';
@@ -71,9 +71,11 @@ const DocumentsService: ServiceSchema = {
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
     pdfRepresentation: implement(contract.pdfRepresentation, representations.pdf),
+    clearancePart: implement(contract.clearancePart, representations.clearancePart),
     getEvidence: implement(contract.getEvidence, evidence),
     getEvidenceBundle: implement(contract.getEvidenceBundle, evidenceBundle),
     getLifecycle: implement(contract.getLifecycle, async (ctx) => lifecycleView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
+    lifecycleCdar: implement(contract.lifecycleCdar, stepCdar),
     postLifecycle: implement(contract.postLifecycle, async function (this: DocsThis, ctx) { return postLifecycle.call(this, ctx); }),
     documentAction: implement(contract.documentAction, async function (this: DocsThis, ctx) { return documentAction.call(this, ctx); }),
     recordNetworkStatus: implement(contract.recordNetworkStatus, async function (this: DocsThis, ctx) { return recordNetworkStatus.call(this, ctx); }),

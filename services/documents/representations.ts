@@ -34,6 +34,16 @@ export async function json(ctx: Context<{ id: string }>): Promise<Record<string,
   return doc.normalized;
 }
 
+export async function clearancePart(ctx: Context<{ id: string; part: 'receipt' | 'original' }>): Promise<Buffer> {
+  const doc = await load(ctx);
+  const part = ctx.params.part === 'receipt' ? doc.clearance?.receipt : doc.clearance?.legalOriginal;
+  if (!part) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no clearance ${ctx.params.part}`);
+  const meta = ctx.meta as ResponseMeta;
+  meta.$responseType = part.contentType;
+  if (part.filename) meta.$responseHeaders = { 'Content-Disposition': `attachment; filename="${part.filename.replace(/["\\\r\n]/g, '_')}"` };
+  return Buffer.from(part.content, 'base64');
+}
+
 export async function pdf(ctx: Context<{ id: string }>): Promise<Buffer> {
   const doc = await load(ctx);
   if (!doc.hasPdf) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no PDF`);

@@ -69,6 +69,8 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, Record<string, unkno
       lifecycleCode: { type: 'string', description: 'The lifecycle status reported (France: 200, 210, 212, 213)' },
       connectorId: { type: 'string', description: 'The connector that carried the report or brought the verdict' },
       networkReportId: { type: 'string', description: 'The tax platform\'s reference of the report' },
+      authorityId: { type: 'string', description: 'Clearance: the authority\'s id of the invoice (KSeF number, ANAF index, ZATCA clearance id …)' },
+      clearance: { type: 'string', enum: ['cleared', 'reported'], description: 'Clearance: cleared before delivery, or reported (B2C)' },
       errorCode: { type: 'string', description: 'The tax platform\'s own code on failure (PPF 00025, SDI 00200 …)', examples: ['PPF:00025', 'SDI:00306'] },
       errorMessage: str,
     },

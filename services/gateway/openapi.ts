@@ -105,6 +105,7 @@ const TAGS: Record<string, string> = {
   SMP: 'This deployment\'s SMP (Peppol SMP 1.x read interface): the participants registered through it, read by the network',
   Partners: 'An organization\'s counterparties, matched against the directory, and the documents exchanged with each',
   Directory: 'Who can receive what: participants of the networks this deployment reaches, and those it registered',
+  Compliance: 'The e-invoicing mandate of each country (models, formats, platforms, dated phases) and what this deployment supports for it',
   'Peppol reporting': 'The monthly Transaction Statistics Report and End User Statistics Report of this access point (operator only)',
 };
 
@@ -206,7 +207,8 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
                   items: {
                     type: 'object', required: ['rule', 'severity', 'location', 'message'],
                     properties: {
-                      rule: { type: 'string' }, severity: { type: 'string', enum: ['fatal', 'warning', 'information'] }, location: { type: 'string', description: 'XPath in the XML' },
+                      rule: { type: 'string', description: 'Official rule id; Belgian UBL.BE rules as BR-BE-NN (spec Errors), their ubl-BE-NN id in sourceRule' }, sourceRule: { type: 'string', description: 'The official id when rule shows another (ubl-BE-NN)' },
+                      severity: { type: 'string', enum: ['fatal', 'warning', 'information'] }, location: { type: 'string', description: 'XPath in the XML' },
                       path: { type: 'string', description: 'JSON sends: the field of the JSON document' }, message: { type: 'string' }, hint: { type: 'string' },
                     },
                   },

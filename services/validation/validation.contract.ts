@@ -35,7 +35,7 @@ export interface ValidateResult {
   syntax: string;
   customizationId: string;
   packs: string[];
-  findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[]; path?: string; jsonHint?: string }>;
+  findings: Array<Omit<ValidationFinding, 'bt'> & { bt: string | null; bts: string[]; sourceRule?: string; path?: string; jsonHint?: string }>;
   /** For `format=json`: the UBL the body was rendered to (what send would deliver); for a ZUGFeRD 1.0 deposit, the CII derived from it. */
   renderedXml?: string;
 }
@@ -44,7 +44,8 @@ const findingSchema = {
   type: 'object',
   required: ['rule', 'severity', 'location', 'message', 'hint'],
   properties: {
-    rule: { type: 'string', examples: ['BR-CO-10'] },
+    rule: { type: 'string', examples: ['BR-CO-10'], description: 'The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`' },
+    sourceRule: { type: 'string', examples: ['ubl-BE-01'], description: 'The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)' },
     severity: { type: 'string', enum: ['fatal', 'warning'] },
     location: { type: 'string', description: 'XPath of the offending node' },
     bt: { type: ['string', 'null'], description: 'First business term or group concerned (BT-…/BG-…)' },
@@ -105,4 +106,21 @@ export interface ReportFindingView {
 /** Internal (reporting): the Peppol Reporting rules on a TSR 1.0 or EUSR 1.1 (empty: valid), on a worker. */
 export const validatePeppolReport = defineAction<{ xml: string }, ReportFindingView[]>('validation', 'validatePeppolReport', {
   params: { xml: { type: 'string', min: 1, max: 16 * 1024 * 1024 } },
+});
+
+/** A kind of document: its syntax, CustomizationID and destination country. */
+export interface RulePackQuery { syntax: 'ubl' | 'cii'; customizationId: string; country?: string }
+/** A shipped rule pack: its id, release and title. */
+export interface RulePackView { id: string; version: string; title: string }
+/**
+ * Internal (compliance): the rule packs a document of each kind runs, as the engine selects them
+ * (the newest release of each); one answer per query, in order.
+ */
+export const rulePacks = defineAction<{ queries: RulePackQuery[] }, RulePackView[][]>('validation', 'rulePacks', {
+  params: {
+    queries: {
+      type: 'array', max: 1_000,
+      items: { type: 'object', props: { syntax: { type: 'enum', values: ['ubl', 'cii'] }, customizationId: { type: 'string', max: 512 }, country: { type: 'string', optional: true, pattern: /^[A-Z]{2}$/ } } },
+    },
+  },
 });

@@ -4,7 +4,9 @@ import { DomainError, rethrowAsDomainError } from '../shared/errors.ts';
 import { systemClock } from '../shared/clock.ts';
 import { acquireWorkerPool, releaseWorkerPool, type WorkerPool } from '../shared/worker-pool.ts';
 import { VALIDATION_TASKS, type ValidationInput, type ValidationOutcome } from './validation.tasks.ts';
-import { NETWORK_PACKS, validate, validatePeppolReport, type ReportFindingView, type ValidateParams, type ValidateResult } from './validation.contract.ts';
+import { NETWORK_PACKS, rulePacks, validate, validatePeppolReport, type ReportFindingView, type RulePackView, type ValidateParams, type ValidateResult } from './validation.contract.ts';
+import { getRegistry } from './engine/index.ts';
+import { publishedRuleId } from './published-rule-ids.ts';
 import { withJsonLocations } from '../../mappings/index.ts';
 
 function required<T>(value: T | undefined, field: string, format: string): T {
@@ -55,7 +57,8 @@ const ValidationService: ServiceSchema = {
       } catch (err) {
         rethrowAsDomainError(err);
       }
-      const findings = result.findings.map((f) => ({ ...f, bt: f.bt[0] ?? null, bts: f.bt }));
+      // Rules the spec names otherwise (UBL.BE's ubl-BE-NN as BR-BE-NN) keep their official id in `sourceRule`.
+      const findings = result.findings.map((f) => ({ ...f, ...publishedRuleId(f.rule), bt: f.bt[0] ?? null, bts: f.bt }));
       return {
         valid: result.valid,
         profile: result.profile,
@@ -66,6 +69,13 @@ const ValidationService: ServiceSchema = {
         findings: ctx.params.format === 'json' ? withJsonLocations(findings) : findings,
         ...(result.renderedXml ? { renderedXml: result.renderedXml } : {}),
       };
+    }),
+
+    // Reads the pack manifest only (no rule is loaded): cheap on the service's own thread.
+    rulePacks: implement(rulePacks, async (ctx): Promise<RulePackView[][]> => {
+      const registry = getRegistry();
+      return ctx.params.queries.map((q) => registry.select({ syntax: q.syntax, customizationId: q.customizationId, ...(q.country ? { country: q.country } : {}) })
+        .map((f) => ({ id: f.pack, version: f.version, title: f.title })));
     }),
 
     validatePeppolReport: implement(validatePeppolReport, async function (this: ValidationThis, ctx): Promise<ReportFindingView[]> {

@@ -2,7 +2,7 @@
  * Differential check of the two rule engines (EINV_RULE_ENGINE=compiled vs saxon): the same document
  * and packs through both, compared on rule id, flag, location and count (as ordered lists, so order
  * is compared too). Cases: the VEFA test payloads, the official examples, the XML-Mutate source
- * instances, single-element mutants of three examples (as test/unit/schematrons/peppol-bis/
+ * instances, single-element mutants of three examples and one XRechnung extension invoice (as test/unit/schematrons/peppol-bis/
  * robustness.spec.ts makes them), each run with the packs of its syntax.
  *
  *   node test/conformance/engine-diff.ts [filter]      prints every difference and a summary
@@ -42,6 +42,8 @@ const MUTANT_SOURCES = [
   'peppol-bis-invoice-3/rules/examples/base-example.xml',
   'peppol-bis-invoice-3/rules/national-examples/GR/GR-base-example-correct.xml',
   'eInvoicing-EN16931/cii/examples/CII_example1.xml',
+  // an XRechnung extension invoice (third party payments), so the extension rules see broken documents too
+  'validator-configuration-xrechnung/src/test/instances/ubl-br-dex-09-prepaidpayment.xml',
 ];
 
 /** Every single-element mutant: repeated, its text replaced by junk, removed. */
@@ -100,7 +102,7 @@ export function diffCases(groups = ['vefa', 'examples', 'xmute', 'mutants']): Di
 
 const key = (f: ValidationFinding): string => `${f.source} ${f.rule} ${f.severity} ${f.location}`;
 /** Every pack of the document's syntax runs (national packs too), unless the case names its packs. */
-const ALL = ['en16931', 'peppol-bis', 'br-fr', 'br-be', 'br-fr-cdv'];
+const ALL = ['en16931', 'peppol-bis', 'br-fr', 'br-be', 'br-fr-cdv', 'xrechnung'];
 
 export interface DiffResult { name: string; group: string; saxon: string[]; compiled: string[]; same: boolean; skipped?: string }
 

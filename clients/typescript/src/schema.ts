@@ -436,6 +436,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{id}/clearance/{part}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tax authority's receipt (`receipt`: KSeF UPO, ANAF response …) or its signed version of the invoice (`original`: the legal original where the authority signs it), byte for byte with its content type; 404 when it gave none
+         * @description The tax authority's receipt (`receipt`: KSeF UPO, ANAF response …) or its signed version of the invoice (`original`: the legal original where the authority signs it), byte for byte with its content type; 404 when it gave none
+         */
+        get: operations["documents.clearancePart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}/actions": {
         parameters: {
             query?: never;
@@ -552,6 +572,26 @@ export interface paths {
          * @description The normalised JSON (canonical EN 16931 model, or the structured body of a non-billing document)
          */
         get: operations["documents.jsonRepresentation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{id}/lifecycle/{step}/cdar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The CDAR D22B status message (France, BR-FR-CDV 1.4.0) of one step of a French-reform document's lifecycle, `step` being its position in `history` (0 first): what the platforms exchange and, for 200, 210, 212 and 213, what is filed with the PPF. 404 for a step that does not exist or a document outside the French reform; 422 UBL_VALIDATION_FAILED with what the document lacks when no valid message can be made
+         * @description The CDAR D22B status message (France, BR-FR-CDV 1.4.0) of one step of a French-reform document's lifecycle, `step` being its position in `history` (0 first): what the platforms exchange and, for 200, 210, 212 and 213, what is filed with the PPF. 404 for a step that does not exist or a document outside the French reform; 422 UBL_VALIDATION_FAILED with what the document lacks when no valid message can be made
+         */
+        get: operations["documents.lifecycleCdar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1380,6 +1420,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compliance/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The e-invoicing mandate of each country (or of one, `?country=`) and what this deployment supports for it
+         * @description Each country's mandate from the versioned mandate map shipped with the product (`dataVersion`, `asOf`): models, trades, formats, platforms and dated phases, with its `status` on today's date and the next phase; and `support`: what this deployment does for it in the caller's mode, derived now from the enabled connectors (which one sends, clears or reports for the country) and the rule packs that validate its formats, with the gaps in words. The whole map comes in one answer (no pagination).
+         */
+        get: operations["compliance.status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "document.received": {
@@ -1586,7 +1646,10 @@ export interface components {
                 docUrl: string;
                 /** @description UBL_VALIDATION_FAILED: every finding of the rules, fatal and not */
                 findings?: {
+                    /** @description Official rule id; Belgian UBL.BE rules as BR-BE-NN (spec Errors), their ubl-BE-NN id in sourceRule */
                     rule: string;
+                    /** @description The official id when rule shows another (ubl-BE-NN) */
+                    sourceRule?: string;
                     /** @enum {string} */
                     severity: "fatal" | "warning" | "information";
                     /** @description XPath in the XML */
@@ -4916,8 +4979,16 @@ export interface operations {
                         customizationId?: string;
                         packs: string[];
                         findings: {
-                            /** @example BR-CO-10 */
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
                             rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
                             /** @enum {string} */
                             severity: "fatal" | "warning";
                             /** @description XPath of the offending node */
@@ -4939,7 +5010,7 @@ export interface operations {
                             /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
                             jsonHint?: string;
                         }[];
-                        /** @description format=json only: the UBL 2.1 the body renders to */
+                        /** @description format=json: the UBL 2.1 the body renders to; format=auto with a ZUGFeRD 1.0 document: the CII D16B derived from it (what the EN 16931 rules ran on) */
                         renderedXml?: string;
                     };
                 };
@@ -5035,6 +5106,110 @@ export interface operations {
                 };
             };
             /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.clearancePart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                part: "receipt" | "original";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5151,6 +5326,24 @@ export interface operations {
                                 location: string;
                             }[];
                         } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5158,7 +5351,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -5364,6 +5557,24 @@ export interface operations {
                                 location: string;
                             }[];
                         } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -5371,7 +5582,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -6204,6 +6415,110 @@ export interface operations {
             };
         };
     };
+    "documents.lifecycleCdar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                step: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "documents.list": {
         parameters: {
             query?: {
@@ -6301,6 +6616,24 @@ export interface operations {
                                     location: string;
                                 }[];
                             } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -6308,7 +6641,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -6699,6 +7032,24 @@ export interface operations {
                                     location: string;
                                 }[];
                             } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -6706,7 +7057,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -7428,6 +7779,24 @@ export interface operations {
                                 location: string;
                             }[];
                         } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -7435,7 +7804,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -8169,6 +8538,24 @@ export interface operations {
                                         location: string;
                                     }[];
                                 } | null;
+                                /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                                clearance?: {
+                                    /**
+                                     * @example KSeF
+                                     * @example ANAF
+                                     * @example ZATCA
+                                     */
+                                    authority: string;
+                                    /** @enum {string} */
+                                    status: "cleared" | "reported" | "rejected";
+                                    authorityId: string | null;
+                                    /** Format: date-time */
+                                    at: string | null;
+                                    qr: string | null;
+                                    details: {
+                                        [key: string]: string;
+                                    };
+                                } | null;
                                 metadata?: {
                                     [key: string]: unknown;
                                 } | null;
@@ -8176,7 +8563,7 @@ export interface operations {
                                 fileId?: string;
                                 /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                                 storedFormat?: string;
-                                /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                                /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                                 links?: {
                                     [key: string]: string;
                                 };
@@ -13331,6 +13718,24 @@ export interface operations {
                                     location: string;
                                 }[];
                             } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             metadata?: {
                                 [key: string]: unknown;
                             } | null;
@@ -13338,7 +13743,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle */
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -13830,6 +14235,254 @@ export interface operations {
             };
         };
     };
+    "compliance.status": {
+        parameters: {
+            query?: {
+                country?: "AE" | "AT" | "AU" | "BE" | "BH" | "CH" | "CN" | "DE" | "DK" | "EE" | "EG" | "ES" | "FI" | "FR" | "GB" | "GR" | "HR" | "HU" | "ID" | "IE" | "IL" | "IN" | "IT" | "JO" | "JP" | "KR" | "KZ" | "LT" | "LV" | "MY" | "NL" | "NO" | "NZ" | "OM" | "PH" | "PL" | "PT" | "RO" | "RS" | "SA" | "SE" | "SG" | "SI" | "SK" | "TH" | "TR" | "TW" | "VN";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Version of the mandate map (semver)
+                         * @example 1.0.0
+                         */
+                        dataVersion: string;
+                        /**
+                         * Format: date
+                         * @description The date the mandate facts were compiled
+                         */
+                        asOf: string;
+                        /**
+                         * Format: date
+                         * @description The day `status` and `nextPhase` are reckoned on
+                         */
+                        evaluatedOn: string;
+                        /**
+                         * @description The caller's mode, which `support` speaks of
+                         * @enum {string}
+                         */
+                        mode: "live" | "test";
+                        countries: {
+                            /**
+                             * @description ISO 3166-1 alpha-2
+                             * @example BE
+                             */
+                            country: string;
+                            /** @example Belgium */
+                            name: string;
+                            /** @enum {string} */
+                            region: "europe" | "middle-east-africa" | "asia-pacific";
+                            /** @description `peppol`: exchange over the Peppol network (post-audit, or the exchange leg of a 5-corner model); `clearance`: a platform validates each invoice before it is legal; `reporting`: invoice data goes to the tax authority (real time, periodic or through the access points); `post-audit`: structured invoices on any channel, checked in audits; `none`: nothing fixed yet */
+                            models: ("peppol" | "clearance" | "reporting" | "post-audit" | "none")[];
+                            /** @description Trades the mandate covers, now or as scheduled */
+                            scope: ("B2B" | "B2G" | "B2C")[];
+                            summary: string;
+                            formats: {
+                                /** @example peppol-bis-3 */
+                                id: string;
+                                /** @example Peppol BIS 3.0 */
+                                name: string;
+                                syntaxes: ("ubl" | "cii" | "xml" | "json" | "edifact" | "pdf" | "other")[];
+                                /** @description An EN 16931 syntax, CIUS or extension */
+                                en16931: boolean;
+                                /** @description The CustomizationID (BT-24) naming it, where one does */
+                                customizationId?: string;
+                                /** @description A PDF carrying the XML (Factur-X, ZUGFeRD) */
+                                hybridPdf?: boolean;
+                                /**
+                                 * @description Absent: invoice. `lifecycle`: status messages; `report`: data sent to the authority
+                                 * @enum {string}
+                                 */
+                                purpose?: "invoice" | "lifecycle" | "report";
+                                /** @description Only for these trades; absent: all of the mandate's */
+                                scope?: ("B2B" | "B2G" | "B2C")[];
+                                description?: string;
+                            }[];
+                            /** @description The networks and platforms the mandate runs on (PPF, SdI, KSeF, ZATCA Fatoora, RO e-Factura, Peppol …) */
+                            platforms: {
+                                /** @example ksef */
+                                id: string;
+                                /** @example KSeF 2.0 */
+                                name: string;
+                                /** @enum {string} */
+                                kind: "peppol" | "tax-platform" | "b2g-portal" | "network";
+                                scope?: ("B2B" | "B2G" | "B2C")[];
+                                description?: string;
+                            }[];
+                            /** @description The steps of the mandate, in order */
+                            phases: {
+                                /**
+                                 * @description ISO 8601 at the precision the sources give (2026-09-01, 2026-08 or 2028; a month or year starts on its first day); null when not fixed
+                                 * @example 2026-09-01
+                                 */
+                                date: string | null;
+                                /**
+                                 * @description `e-invoicing`: issue and/or receive structured invoices; `clearance`: invoices cleared by a platform; `e-reporting`: invoice or transaction data reported; `other`: a related obligation (access-point rules, delivery notes, invoice numbering)
+                                 * @enum {string}
+                                 */
+                                kind: "e-invoicing" | "clearance" | "e-reporting" | "other";
+                                /** @description false for a voluntary phase (pilot, soft launch) */
+                                mandatory: boolean;
+                                scope: ("B2B" | "B2G" | "B2C")[];
+                                /** @description Who it applies to and what they must do */
+                                appliesTo: string;
+                                /** @description false when no primary source confirmed it */
+                                confirmed: boolean;
+                            }[];
+                            /**
+                             * @description On `evaluatedOn`, from the mandatory dated phases: `in_force` (started, nothing later), `phasing_in` (started, later phases to come), `scheduled` (all to come), `undated` (no date fixed), `voluntary` (nothing mandatory)
+                             * @enum {string}
+                             */
+                            status: "in_force" | "phasing_in" | "scheduled" | "undated" | "voluntary";
+                            /** @description The next mandatory dated phase after `evaluatedOn` */
+                            nextPhase: {
+                                /**
+                                 * @description ISO 8601 at the precision the sources give (2026-09-01, 2026-08 or 2028; a month or year starts on its first day); null when not fixed
+                                 * @example 2026-09-01
+                                 */
+                                date: string | null;
+                                /**
+                                 * @description `e-invoicing`: issue and/or receive structured invoices; `clearance`: invoices cleared by a platform; `e-reporting`: invoice or transaction data reported; `other`: a related obligation (access-point rules, delivery notes, invoice numbering)
+                                 * @enum {string}
+                                 */
+                                kind: "e-invoicing" | "clearance" | "e-reporting" | "other";
+                                /** @description false for a voluntary phase (pilot, soft launch) */
+                                mandatory: boolean;
+                                scope: ("B2B" | "B2G" | "B2C")[];
+                                /** @description Who it applies to and what they must do */
+                                appliesTo: string;
+                                /** @description false when no primary source confirmed it */
+                                confirmed: boolean;
+                            } | null;
+                            /** @description false when the mandate is announced or not confirmed by a primary source */
+                            confirmed: boolean;
+                            notes?: string[];
+                            /** @description Where the facts come from */
+                            sources: string[];
+                            /** @description What this deployment does for the mandate in the caller's mode, from its enabled connectors and rule packs now */
+                            support: {
+                                /**
+                                 * @description How many of `models` this deployment meets: all, some, none, or there is nothing to meet
+                                 * @enum {string}
+                                 */
+                                coverage: "full" | "partial" | "none" | "not_required";
+                                models: {
+                                    /** @enum {string} */
+                                    model: "peppol" | "clearance" | "reporting" | "post-audit" | "none";
+                                    supported: boolean;
+                                    /** @description Met in test mode by the sandbox network standing in for the real one */
+                                    simulated: boolean;
+                                    /** @description The connectors that meet it */
+                                    connectors: string[];
+                                }[];
+                                /** @description The connectors of the caller's mode that serve the country */
+                                connectors: {
+                                    /** @example peppol-as4 */
+                                    id: string;
+                                    name: string;
+                                    /** @description It names this country (not every country, `*`) */
+                                    national: boolean;
+                                    /** @description The network whose rules it applies (`peppol`) */
+                                    network: string | null;
+                                    roles: ("send" | "receive" | "status" | "report" | "discover" | "registry")[];
+                                }[];
+                                /** @description For each format: the rule packs a document of it runs here (empty: not validated here) */
+                                formats: {
+                                    id: string;
+                                    rulePacks: string[];
+                                }[];
+                                /** @description What is missing for full coverage, in words */
+                                gaps: string[];
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: `country` is not two upper-case letters; INVALID_ENUM: a country the map does not cover (`details[0].rule` enumValue) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "webhook.document.received": {
         parameters: {
             query?: never;
@@ -14261,6 +14914,13 @@ export interface operations {
                         connectorId?: string;
                         /** @description The tax platform's reference of the report */
                         networkReportId?: string;
+                        /** @description Clearance: the authority's id of the invoice (KSeF number, ANAF index, ZATCA clearance id …) */
+                        authorityId?: string;
+                        /**
+                         * @description Clearance: cleared before delivery, or reported (B2C)
+                         * @enum {string}
+                         */
+                        clearance?: "cleared" | "reported";
                         /**
                          * @description The tax platform's own code on failure (PPF 00025, SDI 00200 …)
                          * @example PPF:00025

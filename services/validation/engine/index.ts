@@ -13,7 +13,7 @@ import { validateXsd, preloadSchemas } from './xsd.ts';
 import { PackRegistry } from './registry.ts';
 import { parseForSaxon, runPack } from './run-pack.ts';
 import type { ValidateOptions, ValidationFinding, ValidationResult } from './types.ts';
-import type { Syntax } from '../../../schematrons/packs.ts';
+import { withoutReplaced, type Syntax } from '../../../schematrons/packs.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { treeOfParsed } from '../../../mappings/xml/tree.ts';
 import { indexTree } from './compiled/tree.ts';
@@ -57,7 +57,9 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
       : reg.select({ syntax, customizationId, ...(options.country ? { country: options.country } : {}), ...(issueDate ? { issueDate } : {}) });
     if (options.networkPacks?.length && !options.packs) {
       const extra = reg.byIds(options.networkPacks, syntax, issueDate).filter((f) => !selected.includes(f));
-      selected = [...selected, ...extra].sort((a, b) => a.order - b.order);
+      // A network pack a selected pack replaces does not run (a self-billing document gets the
+      // self-billing rules, not the Billing rules, on the Peppol network).
+      selected = withoutReplaced([...selected, ...extra]).sort((a, b) => a.order - b.order);
     }
     if (selected.length > 0) {
       const engine = options.engine ?? (defaultEngine ??= loadConfig().ruleEngine);

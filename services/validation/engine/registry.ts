@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { rt } from './compiled/runtime.ts';
 import type { CompiledPackModule } from './compiled/run.ts';
-import { CACHE_DIR, MANIFEST_PATH, issueDateMatches, type CacheManifest, type CompiledPackFile, type Syntax } from '../../../schematrons/packs.ts';
+import { CACHE_DIR, MANIFEST_PATH, issueDateMatches, withoutReplaced, type CacheManifest, type CompiledPackFile, type Syntax } from '../../../schematrons/packs.ts';
 
 export interface SelectionContext {
   syntax: Syntax;
@@ -56,9 +56,9 @@ export class PackRegistry {
     return this.files.some((f) => f.syntax === syntax && (f.pack === pack || `${f.pack}@${f.version}` === pack));
   }
 
-  /** Packs selected by their pack.json `select` for this document. */
+  /** Packs selected by their pack.json `select` for this document (less those a selected pack replaces). */
   select(ctx: SelectionContext): CompiledPackFile[] {
-    return this.files.filter((f) => {
+    return withoutReplaced(this.files.filter((f) => {
       if (f.syntax !== ctx.syntax) return false;
       const s = f.select;
       if (!issueDateMatches(s, ctx.issueDate)) return false;
@@ -73,7 +73,7 @@ export class PackRegistry {
         any = true;
       }
       return any;
-    });
+    }));
   }
 
   /**

@@ -186,6 +186,7 @@ export function profileOf(syntax: DocumentSyntax, customizationId: string): stri
   if (c === '') return 'unknown';
   if (syntax === 'zugferd-1') return /^urn:ferd:CrossIndustryDocument:invoice:1p0:(basic|comfort|extended)$/.exec(c) ? `zugferd-1-${c.slice(c.lastIndexOf(':') + 1)}` : 'unknown';
   if (c.includes('urn:fdc:peppol.eu:2017:poacc:billing:3.0')) return 'peppol-bis-billing-3.0';
+  if (c.includes('urn:fdc:peppol.eu:2017:poacc:selfbilling:3.0')) return 'peppol-bis-selfbilling-3.0';
   if (c.includes('xeinkauf.de:kosit:xrechnung_3')) return c.includes('#conformant#urn:xeinkauf.de:kosit:extension') ? 'xrechnung-3.0-extension' : 'xrechnung-3.0';
   const fx = /urn:factur-x\.eu:1p0:(minimum|basicwl|basic|extended)|urn:cen\.eu:en16931:2017#conformant#urn:factur-x\.eu:1p0:(extended)/.exec(c);
   if (fx) return `factur-x-${fx[1] ?? fx[2]}`;

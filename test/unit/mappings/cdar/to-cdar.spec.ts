@@ -145,6 +145,14 @@ describe('lifecycleToCdar: one valid message per status', () => {
     expect(readCdar(xml).invoice.number).toBe('F 2026#42');
   });
 
+  it('a deposit (200) does not name the buyer: a buyer without a French identifier is no obstacle', () => {
+    const foreign = frenchInvoice({ buyer: { name: 'Kunde GmbH', vatId: 'DE123456789' } });
+    const xml = cdar({ code: '200', emittedBy: 'seller_platform' }, foreign);
+    expectValid(xml);
+    expect(JSON.stringify(readCdar(xml))).not.toContain('Kunde');
+    expect(mappingError(() => cdar({ code: '204', emittedBy: 'buyer' }, foreign)).details[0]).toMatchObject({ field: 'invoice.buyer.legalRegistration' });
+  });
+
   it('escapes what the caller wrote', () => {
     const xml = cdar({ code: '207', emittedBy: 'buyer', reasonCode: 'AUTRE', reason: 'prix <faux> & "quantité"' });
     expectValid(xml);

@@ -1,6 +1,6 @@
 /** Pack selection (pack.json `select`): EN 16931 always, CIUS by CustomizationID, national packs by country. */
 import { PackRegistry } from '../../../../services/validation/engine/index.ts';
-import type { CompiledPackFile, PackSelector } from '../../../../schematrons/packs.ts';
+import { withoutReplaced, type CompiledPackFile, type PackSelector } from '../../../../schematrons/packs.ts';
 
 const file = (pack: string, syntax: 'ubl' | 'cii', select: PackSelector, order = 100): CompiledPackFile => ({
   pack, version: '1', syntax, title: pack, select, order, sef: `${pack}.sef.json`, hash: 'h', ruleIds: [], checks: 0,
@@ -60,5 +60,23 @@ describe('pack registry selection', () => {
     expect(dated.byIds(['peppol-bis@a'], 'ubl', '2026-03-01').map((f) => f.version)).toEqual(['a']);
     expect(dated.has('peppol-bis@b', 'ubl')).toBe(true);
     expect(dated.has('peppol-bis@z', 'ubl')).toBe(false);
+  });
+
+  it('leaves out a pack that a selected pack replaces (select.replaces), whoever selected it', () => {
+    const withSb = new PackRegistry({
+      compilerVersion: 'x',
+      files: [
+        file('en16931', 'ubl', { always: true }, 10),
+        // a Billing pack broad enough to match the self-billing identifier too, to show the replacement
+        file('peppol-bis', 'ubl', { customizationIdContains: ['urn:fdc:peppol.eu:2017:poacc:'] }, 20),
+        file('peppol-bis-sb', 'ubl', { customizationIdContains: ['poacc:selfbilling:3.0'], replaces: ['peppol-bis'] }, 20),
+      ],
+    });
+    const SB = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:selfbilling:3.0';
+    expect(ids(withSb.select({ syntax: 'ubl', customizationId: SB }))).toEqual(['en16931', 'peppol-bis-sb']);
+    expect(ids(withSb.select({ syntax: 'ubl', customizationId: PEPPOL }))).toEqual(['en16931', 'peppol-bis']);
+    expect(ids(withoutReplaced([...withSb.select({ syntax: 'ubl', customizationId: SB }), ...withSb.byIds(['peppol-bis'], 'ubl')]))).toEqual(['en16931', 'peppol-bis-sb']);
+    // packs forced by id are taken as given
+    expect(ids(withSb.byIds(['peppol-bis', 'peppol-bis-sb'], 'ubl'))).toEqual(['peppol-bis', 'peppol-bis-sb']);
   });
 });
