@@ -42,9 +42,10 @@ const itSdi = {
     name: 'Italy SDI (SDICoop)',
     description: 'Transmits FatturaPA invoices to the Italian Sistema di Interscambio (SdIRiceviFile) and follows its notifications (RC, NS, MC, NE, DT, AT)',
     modes: ['test', 'live'],
-    // The SDI carries every invoice an Italian seller issues, whatever the buyer's country (XXXXXXX
-    // abroad); `check` says which recipients it reaches: those named by an Italian identifier.
-    countries: ['*'],
+    // Italy's national clearance connector (IT), and the SDI carries every invoice an Italian seller
+    // issues, whatever the buyer's country (XXXXXXX abroad: *); `check` says which recipients it
+    // reaches: those named by an Italian identifier.
+    countries: ['IT', '*'],
     documentTypes: DOCUMENT_TYPES,
     capabilities: { send: true, pushReceive: true, pollReceive: false, status: true, report: false, discover: true },
     options: {

@@ -133,6 +133,14 @@ describe('an Italian invoice through the API, the it-sdi connector and the SDI',
     expect(events.find((e) => e.type === 'compliance.reported')?.data).toMatchObject({ reportedTo: 'SDI', status: 'failed', errorCode: 'SDI:00306' });
   }, 60_000);
 
+  it('GET /v1/compliance/status counts it-sdi for Italy\'s clearance mandate', async () => {
+    const res = await api<{ countries: Array<{ country: string; support: { models: Array<{ model: string; supported: boolean; connectors: string[] }>; connectors: Array<{ id: string; national: boolean }> } }> }>(t.baseUrl, 'GET', '/v1/compliance/status?country=IT', { key: seller.key, headers: headers() });
+    expect(res.status).toBe(200);
+    const italy = res.body.countries[0]!;
+    expect(italy.support.models.find((m) => m.model === 'clearance')).toMatchObject({ supported: true, connectors: ['it-sdi'] });
+    expect(italy.support.connectors.find((c) => c.id === 'it-sdi')).toMatchObject({ national: true });
+  });
+
   it('the notification route refuses a caller whose certificate is not the SDI\'s', async () => {
     const res = await fetch(sim.notifyUrl!, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: '<x/>' });
     expect(res.status).toBe(401);
