@@ -37,9 +37,15 @@ export { zugferd1DeliveryForm, EN16931_CUSTOMIZATION_ID } from './zugferd-1/deli
 export type { DeliveryTarget, DeliveryForm } from './zugferd-1/delivery.ts';
 export { ZF1_RSM_NS, ZF1_XMP_NS, ZF1_PROFILES } from './zugferd-1/namespaces.ts';
 export type { Zugferd1Profile } from './zugferd-1/namespaces.ts';
-export { TRANSLATORS, translatorFor, ubl21, ciiD16b } from './translators.ts';
-export type { Translator } from './translators.ts';
+export { TRANSLATORS, translatorFor, ubl21, ciiD16b, fatturaPa12 } from './translators.ts';
+export type { Translator, TranslatorId, TranslatedDocument } from './translators.ts';
 export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDateTimeWithTimezone } from './peppol/sbdh.ts';
 export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
 export { lifecycleToCdar, readCdar, CDV_STATUSES, STATUS_REASON_CODES, REASONS_BY_STATUS } from './cdar/index.ts';
 export type { CdarInput, CdarFacts, CdarPartyFacts, CdarAmountFacts, CdarStatusDetail, CdvStatus } from './cdar/index.ts';
+export { canonicalToFatturaPa, fatturaPaFileName } from './fatturapa/from-canonical.ts';
+export type { FatturaPaOptions } from './fatturapa/from-canonical.ts';
+export { fatturaPaToCanonical, fatturaPaBatchToCanonical, fatturaPaTreeToCanonical } from './fatturapa/to-canonical.ts';
+export type { ParsedFatturaPa } from './fatturapa/to-canonical.ts';
+export { detectFatturaPa } from './fatturapa/detect.ts';
+export { FATTURAPA_NS, NATURA_CODES, naturaOf, categoryOfNatura } from './fatturapa/codes.ts';

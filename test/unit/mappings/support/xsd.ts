@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import libxml from 'libxmljs2';
 import type { Document } from 'libxmljs2';
 import { REPO_ROOT } from '../../../support/corpus.ts';
+import { fatturaPaXsdErrors } from '../../../support/fatturapa-xsd.ts';
 
 const XSD_DIR = join(REPO_ROOT, 'schematrons/xsd');
 const UBL_MAINDOC = join(XSD_DIR, 'ubl-2.1/maindoc');
@@ -27,6 +28,7 @@ function schema(path: string): Document {
 export function xsdErrors(xml: string): string[] {
   const doc = libxml.parseXml(xml, { nonet: true });
   const root = doc.root()!.name();
+  if (root === 'FatturaElettronica') return fatturaPaXsdErrors(xml);
   const path = root === 'Invoice' ? join(UBL_MAINDOC, 'UBL-Invoice-2.1.xsd')
     : root === 'CreditNote' ? join(UBL_MAINDOC, 'UBL-CreditNote-2.1.xsd')
       : root === 'CrossIndustryInvoice' ? CII_D16B
