@@ -150,6 +150,7 @@ function recordClearance(doc: Document, authority: string, outcome: SendResult |
   }
   if (outcome.outcome === 'rejected') {
     doc.clearanceStatus = 'rejected';
+    doc.clearance = { authority, connectorId: doc.connectorId! };
     return { ...base, data: { documentId: doc.id, reportedTo: authority, status: 'failed', connectorId: doc.connectorId, errorCode: outcome.errorCode, errorMessage: storable(outcome.errorMessage) } };
   }
   return null;

@@ -36,6 +36,9 @@ export interface LifecycleEntry {
   report?: FollowUpOutcome;
 }
 
+/** A tax authority's clearance as kept: what it gave (nothing but its name when it refused the invoice) and the connector. */
+export type ClearanceRecord = Partial<Clearance> & { authority: string; connectorId: string };
+
 /** What became of a step's follow-up beyond this platform (services/documents/follow-ups.ts). */
 export interface FollowUpOutcome {
   /** The connector that carried it. */
@@ -103,7 +106,7 @@ export const Document = defineEntity({
     /** What proves the network exchange (AS4 message id, signed receipt, SBDH instance id, payload hash), as the connector gave it. */
     evidence: p.json<ExchangeEvidence>().nullable(),
     /** What the tax authority's clearance gave it (its id, receipt, QR, signed original) and who cleared it. */
-    clearance: p.json<Clearance & { authority: string; connectorId: string }>().nullable(),
+    clearance: p.json<ClearanceRecord>().nullable(),
     /** `cleared` / `reported` by the authority, or `rejected` (the number is free again for the corrected send); null outside clearance. */
     clearanceStatus: p.string().nullable(),
     /** Incoming: the rules' verdict when it arrived (null: sent by us, validated before sending; or not validated). */

@@ -74,6 +74,15 @@ export async function recordNetworkStatus(this: DocsThis, ctx: Context<Params>):
       await record({ ...base, type: 'document.delivered', data: { documentId: doc.id, deliveredAt: now.toISOString() } });
     }
     if (p.compliance) {
+      // A platform that clears through its notifications (the SDI): its verdict is the document's clearance;
+      // a refusal frees the invoice number for the corrected send, as any clearance rejection does.
+      if (p.compliance.status === 'reported' && doc.clearanceStatus !== 'cleared') {
+        doc.clearanceStatus = 'cleared';
+        doc.clearance = storable({ status: 'cleared' as const, authorityId: doc.connectorMessageId ?? p.messageId ?? doc.id, at: now.toISOString(), authority: p.compliance.reportedTo, connectorId: p.connectorId, details: p.evidence });
+      } else if (p.compliance.status === 'failed' && doc.clearanceStatus !== 'cleared') {
+        doc.clearanceStatus = 'rejected';
+        doc.clearance = { authority: p.compliance.reportedTo, connectorId: p.connectorId };
+      }
       await record({
         ...base, type: 'compliance.reported',
         data: { documentId: doc.id, reportedTo: p.compliance.reportedTo, status: p.compliance.status, connectorId: p.connectorId, ...(p.compliance.code ? { errorCode: `${p.compliance.reportedTo}:${p.compliance.code}` } : {}), ...(p.compliance.message ? { errorMessage: storable(p.compliance.message) } : {}) },

@@ -26,7 +26,7 @@ let sim: SdiSimulator;
 let db: pg.Client;
 let seller: { key: string; companyId: string; vatNumber: string };
 
-interface DocumentView { id: string; status: string; deliveryStatus: string; errorCode: string | null; errorMessage: string | null; lifecycleCode: string | null }
+interface DocumentView { id: string; status: string; deliveryStatus: string; errorCode: string | null; errorMessage: string | null; lifecycleCode: string | null; clearance: { authority: string; status: string; authorityId: string | null } | null }
 interface LifecycleView { status: string; currentCode: string | null; history: Array<{ code: string; emittedBy: string; reasonCode?: string; reason?: string; via?: string }> }
 interface EventView { type: string; data: Record<string, unknown> }
 
@@ -102,6 +102,8 @@ describe('an Italian invoice through the API, the it-sdi connector and the SDI',
     const events = await eventsOf(sent.id);
     expect(events.find((e) => e.type === 'document.delivered')).toBeDefined();
     expect(events.find((e) => e.type === 'compliance.reported')?.data).toMatchObject({ documentId: sent.id, reportedTo: 'SDI', status: 'reported', connectorId: 'it-sdi' });
+    // The SDI's acceptance is the invoice's clearance, under the SDI's own id for it.
+    expect((await documentOf(sent.id)).clearance).toEqual({ authority: 'SDI', status: 'cleared', authorityId: id, at: expect.any(String), qr: null, details: expect.objectContaining({ notification: 'RC', identificativoSdI: id }) });
 
     expect((await sim.esito(id, 'EC01')).status).toBe(200);
     const lifecycle = await eventually(async () => { const l = await lifecycleOf(sent.id); return l.currentCode === '205' ? l : undefined; }, 10_000, 'approved');
@@ -131,6 +133,10 @@ describe('an Italian invoice through the API, the it-sdi connector and the SDI',
     const events = await eventsOf(sent.id);
     expect(events.find((e) => e.type === 'document.failed')?.data).toMatchObject({ errorCode: 'SDI:00306' });
     expect(events.find((e) => e.type === 'compliance.reported')?.data).toMatchObject({ reportedTo: 'SDI', status: 'failed', errorCode: 'SDI:00306' });
+    // Refused by the SDI, the invoice was never issued: corrected, it goes again under the same number.
+    expect(failed.clearance).toMatchObject({ authority: 'SDI', status: 'rejected', authorityId: null });
+    const corrected = await send('0205:ABC1234', 'FT-E2E-3');
+    expect(corrected.id).not.toBe(sent.id);
   }, 60_000);
 
   it('GET /v1/compliance/status counts it-sdi for Italy\'s clearance mandate', async () => {
