@@ -22,7 +22,8 @@ import { accessPointOf, type AccessPoint } from './access-point.ts';
 import { mlsFor, scheduleMls } from './mls.ts';
 import type { Outcome, ReceivedDocument } from './documents.ts';
 import { isProbeMessageId } from './probe.ts';
-import { receiveInvoiceResponse } from './responses.ts';
+import { receiveInvoiceResponse, receiveStatusMessage } from './responses.ts';
+import { CDAR_PEPPOL_DOCUMENT_TYPE_ID } from '../../mappings/cdar/index.ts';
 import { isInvoiceResponseDocumentType } from '../../mappings/peppol/invoice-response.ts';
 
 const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
@@ -79,6 +80,7 @@ async function receive(req: InboundRequest, host: ConnectorHost, ap: AccessPoint
 
     if (header.documentType.value === MLS_DOCUMENT_TYPE_ID) return await receiveMls(host, ap, message, opened, identity);
     if (isInvoiceResponseDocumentType(header.documentType.value)) return await receiveInvoiceResponse(host, ap, message, opened);
+    if (header.documentType.value === CDAR_PEPPOL_DOCUMENT_TYPE_ID) return await receiveStatusMessage(host, ap, message, opened);
 
     const type = apiTypeOfDocumentId(header.documentType.value);
     const entry = await host.directory.lookup({ peppolId: header.finalRecipient.value }, ap.livemode);

@@ -376,6 +376,8 @@ export type LifecycleAnswerStatus = 'received' | 'under_review' | 'approved' | '
 
 export interface LifecycleAnswer {
   status: LifecycleAnswerStatus;
+  /** The platform's lifecycle code, when the wire form carries one (a French CDAR: 204 … 212), more precise than `status`. */
+  code?: string;
   /** When the buyer gave it (ISO 8601). */
   at?: string;
   reason?: string;
@@ -400,6 +402,12 @@ export interface LifecycleResponse extends LifecycleAnswer {
   amounts?: Record<string, string>;
   /** A partial payment: more is to come. */
   partial?: boolean;
+  /**
+   * The document's own status message for this move, when its framework defines one (a
+   * French-reform invoice: the CDAR D22B the platform built). Send it instead of the network's own
+   * answer form (a Peppol Invoice Response).
+   */
+  statusMessage?: { syntax: 'cdar-d22b'; xml: string };
   /** The received document it answers. */
   document: {
     documentId: string;

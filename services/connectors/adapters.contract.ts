@@ -77,6 +77,7 @@ export function adapterContracts(connectorId: string): AdapterContracts {
           reason: { type: 'string', optional: true, max: 4096 }, reasonCode: { type: 'string', optional: true, max: 64 }, note: { type: 'string', optional: true, max: 4096 },
           paymentDate: { type: 'string', optional: true, max: 32 }, amounts: { type: 'record', optional: true, key: { type: 'string', max: 16 }, value: { type: 'string', max: 64 } },
           partial: { type: 'boolean', optional: true }, document: 'object',
+          statusMessage: { type: 'object', optional: true, props: { syntax: { type: 'enum', values: ['cdar-d22b'] }, xml: { type: 'string', max: 10 * 1024 * 1024 } } },
         },
       }),
       route: defineAction(service, 'route', {

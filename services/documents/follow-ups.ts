@@ -59,10 +59,13 @@ export function handleFollowUps(target: Target, handler: FollowUpHandler): void 
 export function followUpsOf(doc: Document, entry: LifecycleEntry, dueAt: Date): JobInput[] {
   const index = doc.lifecycle.length - 1;
   const targets: Target[] = [];
+  // Received over a network that proves its exchanges (Peppol), and booked: the sender hears the buyer's answers.
+  const answerable = HANDLERS.respond && doc.direction === 'incoming' && doc.evidence && !doc.duplicateOf;
   if (isFrenchReform(doc)) {
     if (HANDLERS.report && FRENCH_STATUSES[entry.code]?.reportedToTaxAuthority && doc.direction === REPORTING_SIDE(entry.code)) targets.push('report');
-  } else if (HANDLERS.respond && doc.direction === 'incoming' && doc.evidence && !doc.duplicateOf && responseCodeOf(entry.code) && (entry.emittedBy === 'buyer' || entry.emittedBy === 'buyer_platform')) {
-    // Received over a network that proves its exchanges (Peppol): the sender hears the buyer's answer.
+    // Between platforms a French invoice's lifecycle travels as CDAR: every move of the buyer.
+    if (answerable && entry.emittedBy === 'buyer') targets.push('respond');
+  } else if (answerable && responseCodeOf(entry.code) && (entry.emittedBy === 'buyer' || entry.emittedBy === 'buyer_platform')) {
     targets.push('respond');
   }
   return targets.map((target) => ({ kind: FOLLOW_UP_JOB, ref: `${doc.id}:${index}:${target}`, companyId: doc.companyId, dueAt }));

@@ -89,7 +89,9 @@ export async function recordNetworkStatus(this: DocsThis, ctx: Context<Params>):
       });
     }
     if (p.lifecycle) {
-      const code = BUYER_CODE[p.lifecycle.status];
+      // The wire form's own code when it carries one (a CDAR), if it is a buyer's move; else the status's.
+      const given = p.lifecycle.code && FRENCH_STATUSES[p.lifecycle.code]?.emittedBy === 'buyer' ? p.lifecycle.code : undefined;
+      const code = given ?? BUYER_CODE[p.lifecycle.status];
       if (code && BILLING_TYPES.has(doc.type) && doc.lifecycle.length > 0 && canMove(doc.lifecycleCode ?? null, currentPartial(doc), code, 'buyer')) {
         const a = p.lifecycle;
         const extra = storable({ ...(a.reason ? { reason: a.reason } : {}), ...(a.reasonCode ? { reasonCode: a.reasonCode } : {}), ...(a.note ? { note: a.note } : {}), via: p.connectorId });

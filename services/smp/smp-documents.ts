@@ -7,6 +7,7 @@
  */
 import { MLS_DOCUMENT_TYPE_ID, MLS_PROCESS } from '../../mappings/peppol/mls.ts';
 import { INVOICE_RESPONSE_DOCUMENT_TYPE_ID, INVOICE_RESPONSE_PROCESS } from '../../mappings/peppol/invoice-response.ts';
+import { CDAR_PEPPOL_DOCUMENT_TYPE_ID, FRANCE_REGULATED_PROCESS } from '../../mappings/cdar/index.ts';
 import { create } from 'xmlbuilder2';
 import { SignedXml } from 'xml-crypto';
 import type { SmpKeys } from './smp-keys.ts';
@@ -20,6 +21,14 @@ const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 /** What a registered company receives: Peppol BIS Billing 3.0 documents, and Invoice Responses to what it sent. */
 export const RECEIVED_DOCUMENT_TYPES: readonly string[] = [...Object.values(BILLING_DOCUMENT_TYPES), INVOICE_RESPONSE_DOCUMENT_TYPE_ID];
 
+/** French participant schemes (SIRENE, SIRET, the French electronic address): they also receive the French lifecycle messages (CDAR). */
+const FRENCH_SCHEMES = ['0002:', '0009:', '0225:'];
+
+/** What one registered company receives: the common types, plus CDAR for a French participant. */
+export function receivedDocumentTypes(participantId: string): readonly string[] {
+  return FRENCH_SCHEMES.some((s) => participantId.startsWith(s)) ? [...RECEIVED_DOCUMENT_TYPES, CDAR_PEPPOL_DOCUMENT_TYPE_ID] : RECEIVED_DOCUMENT_TYPES;
+}
+
 /** What our service provider id (SPID, 0242:…) receives: Peppol MLS, under the MLS process. */
 export const SPID_DOCUMENT_TYPES: readonly string[] = [MLS_DOCUMENT_TYPE_ID];
 
@@ -27,6 +36,7 @@ export const SPID_DOCUMENT_TYPES: readonly string[] = [MLS_DOCUMENT_TYPE_ID];
 export function processOf(documentTypeId: string): { scheme: string; value: string } {
   if (documentTypeId === MLS_DOCUMENT_TYPE_ID) return MLS_PROCESS;
   if (documentTypeId === INVOICE_RESPONSE_DOCUMENT_TYPE_ID) return INVOICE_RESPONSE_PROCESS;
+  if (documentTypeId === CDAR_PEPPOL_DOCUMENT_TYPE_ID) return FRANCE_REGULATED_PROCESS;
   return BILLING_PROCESS;
 }
 

@@ -14,7 +14,7 @@ import { SmlClient, SmlError } from './sml-client.ts';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { smpKeys } from './smp-keys.ts';
-import { RECEIVED_DOCUMENT_TYPES, SPID_DOCUMENT_TYPES, serviceGroupXml, signedServiceMetadataXml } from './smp-documents.ts';
+import { receivedDocumentTypes, SPID_DOCUMENT_TYPES, serviceGroupXml, signedServiceMetadataXml } from './smp-documents.ts';
 import { DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 
 const notRegistered = (what: string) => new DomainError('RESOURCE_NOT_FOUND', `${what} is not published by this SMP`);
@@ -80,13 +80,13 @@ const SmpService: ServiceSchema = {
     serviceGroup: implement(serviceGroup, async (ctx) => {
       const { participantId, spid } = await published(ctx);
       asXml(ctx);
-      return serviceGroupXml(`${loadConfig().publicUrl}/smp`, participantId, spid ? SPID_DOCUMENT_TYPES : RECEIVED_DOCUMENT_TYPES);
+      return serviceGroupXml(`${loadConfig().publicUrl}/smp`, participantId, spid ? SPID_DOCUMENT_TYPES : receivedDocumentTypes(participantId));
     }),
 
     serviceMetadata: implement(serviceMetadata, async (ctx) => {
       const { participantId, spid } = await published(ctx);
       const documentTypeId = unscheme(ctx.params.document, DOCUMENT_SCHEME);
-      if (!documentTypeId || !(spid ? SPID_DOCUMENT_TYPES : RECEIVED_DOCUMENT_TYPES).includes(documentTypeId)) throw notRegistered(`Document type ${ctx.params.document}`);
+      if (!documentTypeId || !(spid ? SPID_DOCUMENT_TYPES : receivedDocumentTypes(participantId)).includes(documentTypeId)) throw notRegistered(`Document type ${ctx.params.document}`);
       asXml(ctx);
       const publicUrl = loadConfig().publicUrl;
       return signedServiceMetadataXml(participantId, documentTypeId, {

@@ -13,20 +13,13 @@
  * then works yields exactly one delivery. A's inbound endpoint refuses each security negative of
  * the test plan with its ebMS code; 100 sends in parallel all arrive.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomInt, X509Certificate } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import type { SmlDns } from '../support/sml-dns.ts';
 import type { PeppolTestPki, RevocationServer, TestPkiEntity } from '../support/peppol-pki.ts';
-import { startLoopbackPeppol, type LoopbackPeppol } from '../support/peppol-network.ts';
-import { smpKeys } from '../../services/smp/smp-keys.ts';
-import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
-import { createHttpClient, type HttpClient } from '../../services/connectors/http-client.ts';
+import { startLoopbackPeppol, startRemoteAccessPoint, startRemoteSmp, type LoopbackPeppol, type RemoteAccessPoint, type RemoteSmp } from '../support/peppol-network.ts';
 import { memoryHost, type MemoryHost } from '../../adapters/sdk/contract-suite.ts';
 import type { OutboundMessage } from '../../adapters/sdk/index.ts';
 import type { EvidenceView } from '../../services/documents/documents.contract.ts';
@@ -61,79 +54,37 @@ let t: TestApp;
 let sml: SmlDns;
 let revocation: RevocationServer;
 let pki: PeppolTestPki;
-let b: { host: MemoryHost; http: HttpClient; server: Server; url: string; flakyFailures: number; hits: Map<string, number>; reports: Array<{ header: SbdhHeader; document: string; from: string }> };
-let bSmp: { server: Server; url: string; publish(participantId: string, path: string): void };
+let b: RemoteAccessPoint & { flakyFailures: number; reports: Array<{ header: SbdhHeader; document: string; from: string }> };
+let bSmp: RemoteSmp;
 
 
-const readBody = (req: IncomingMessage): Promise<Buffer> => new Promise((resolve, reject) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
-});
-
-/** Access point B: the connector's route behind a server of its own, plus stand-ins that misbehave on purpose. */
+/** Access point B: the connector under a host of its own, plus stand-ins that misbehave on purpose and OpenPeppol's reporting endpoint. */
 async function startAccessPointB(key: TestPkiEntity): Promise<typeof b> {
-  const certificateFile = join(net.dir, 'b-cert.pem');
-  writeFileSync(certificateFile, key.certificatePem);
   const directory = [
     { organizationId: 'org_b', companyId: 'cmp_b1', peppolId: '0088:5790000000011', name: 'B One', country: 'DK', documentTypes: ['invoice', 'credit-note'] },
     { organizationId: 'org_b', companyId: 'cmp_b5', peppolId: '0088:5790000000059', name: 'B Five', country: 'DK', documentTypes: ['invoice', 'credit-note'] },
   ];
-  const host = memoryHost(directory, { config: { ...net.connectorOptions, requireHttps: false, certificateFile }, secrets: { privateKey: key.privateKeyPem } });
-  const http = createHttpClient();
-  (host as { http: MemoryHost['http'] }).http = http;
-  const state = { flakyFailures: 1, hits: new Map<string, number>(), reports: [] as Array<{ header: SbdhHeader; document: string; from: string }> };
-  const route = peppolAs4.routes[0]!;
-  const server = createServer((req, res: ServerResponse) => {
-    void (async () => {
-      const body = await readBody(req);
-      const path = req.url ?? '/';
-      state.hits.set(path, (state.hits.get(path) ?? 0) + 1);
-      if (path === '/down') return res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
-      if (path === '/flaky' && state.flakyFailures > 0) { state.flakyFailures--; return res.writeHead(503, { 'content-type': 'text/plain' }).end('busy'); }
-      if (path === '/sbdh-refused') {
-        const id = /<eb:MessageId>([^<]+)</.exec(body.toString('latin1'))?.[1] ?? null;
-        return res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(errorXml({ refToMessageId: id, code: 'EBMS:0003', description: 'SBDH COUNTRY_C1 does not match the sender', now: new Date() }));
-      }
-      if (path === '/openpeppol') {
-        // OpenPeppol's access point for Peppol Reporting, as far as the exchange goes: unpack with B's key, keep the SBD, sign a receipt.
-        const message = unpackUserMessage(String(req.headers['content-type']), body, { certificate: key.certificate, privateKey: key.privateKey });
-        const sbd = readSbd(gunzipPayload(message.compressedSbd, 10_000_000));
-        state.reports.push({ header: sbd.header, document: sbd.document, from: message.header.fromParty });
-        const receipt = receiptXml({ refToMessageId: message.header.messageId, references: message.references, key: { certificate: key.certificate, privateKey: key.privateKey }, now: new Date() });
-        return res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(receipt.xml);
-      }
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-      const answer = await route.handle({ method: 'POST', path: '/as4', headers, query: {}, body }, host);
-      res.writeHead(answer.status, answer.headers ?? {}).end(answer.body);
-    })().catch((err: Error) => { if (!res.headersSent) res.writeHead(500).end(err.message); });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, { host, http, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-}
-
-/** B's SMP: signed metadata for B's participants, each pointing at the path of B's server it names. */
-async function startSmpOfB(key: TestPkiEntity): Promise<typeof bSmp> {
-  const endpoints = new Map<string, string>();
-  const keys = { ...smpKeys(), apCertificateDer: key.certificate.raw.toString('base64') };
-  let base = '';
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(req.url ?? '');
-    const send = (status: number, body = '') => res.writeHead(status, { 'content-type': 'application/xml' }).end(body);
-    for (const [participant, endpointPath] of endpoints) {
-      if (path === `/${PARTICIPANT_SCHEME}::${participant}`) return send(200, serviceGroupXml(base, participant));
-      const prefix = `/${PARTICIPANT_SCHEME}::${participant}/services/${DOCUMENT_SCHEME}::`;
-      if (path.startsWith(prefix)) {
-        return send(200, signedServiceMetadataXml(participant, path.slice(prefix.length), { address: `${b.url}${endpointPath}`, serviceDescription: 'B', technicalContactUrl: 'mailto:b@example.com' }, keys));
-      }
+  const state = { flakyFailures: 1, reports: [] as Array<{ header: SbdhHeader; document: string; from: string }> };
+  const ap = await startRemoteAccessPoint(net, key, directory, (path, body, req, res) => {
+    if (path === '/down') { res.writeHead(500, { 'content-type': 'text/plain' }).end('down'); return true; }
+    if (path === '/flaky' && state.flakyFailures > 0) { state.flakyFailures--; res.writeHead(503, { 'content-type': 'text/plain' }).end('busy'); return true; }
+    if (path === '/sbdh-refused') {
+      const id = /<eb:MessageId>([^<]+)</.exec(body.toString('latin1'))?.[1] ?? null;
+      res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(errorXml({ refToMessageId: id, code: 'EBMS:0003', description: 'SBDH COUNTRY_C1 does not match the sender', now: new Date() }));
+      return true;
     }
-    return send(404);
+    if (path === '/openpeppol') {
+      // OpenPeppol's access point for Peppol Reporting, as far as the exchange goes: unpack with B's key, keep the SBD, sign a receipt.
+      const message = unpackUserMessage(String(req.headers['content-type']), body, { certificate: key.certificate, privateKey: key.privateKey });
+      const sbd = readSbd(gunzipPayload(message.compressedSbd, 10_000_000));
+      state.reports.push({ header: sbd.header, document: sbd.document, from: message.header.fromParty });
+      const receipt = receiptXml({ refToMessageId: message.header.messageId, references: message.references, key: { certificate: key.certificate, privateKey: key.privateKey }, now: new Date() });
+      res.writeHead(200, { 'content-type': 'application/soap+xml' }).end(receipt.xml);
+      return true;
+    }
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    server, url: base,
-    publish(participantId, endpointPath) { endpoints.set(participantId, endpointPath); sml.register(participantId, base); },
-  };
+  return Object.assign(state, ap);
 }
 
 beforeAll(async () => {
@@ -141,7 +92,7 @@ beforeAll(async () => {
   ({ pki, sml, revocation } = net);
   t = await startTestApp();
   b = await startAccessPointB(pki.ap2);
-  bSmp = await startSmpOfB(pki.ap2);
+  bSmp = await startRemoteSmp(net, pki.ap2, () => b.url);
   for (const [participant, path] of [['0242:000002', '/as4'], ['0088:5790000000011', '/as4'], ['0088:5790000000028', '/as4'], ['0088:5790000000035', '/sbdh-refused'], ['0088:5790000000042', '/down'], ['0088:5790000000059', '/flaky'], ['9925:be0848934496', '/openpeppol']] as const) {
     bSmp.publish(participant, path);
   }
@@ -149,9 +100,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.stop();
-  await b?.http.close();
-  await new Promise((resolve) => b?.server.close(resolve));
-  await new Promise((resolve) => bSmp?.server.close(resolve));
+  await b?.close();
+  await bSmp?.close();
   await net?.close();
   for (const k of ['EINV_SMP_MODE', 'EINV_DELIVERY_RETRY_MS', 'EINV_RATE_LIMITS', 'EINV_PEPPOL_REPORTING_CRON']) delete process.env[k];
 });

@@ -6,10 +6,18 @@
  * `startTestApp`; `close` stops the servers and clears the environment it set.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { smpKeys } from '../../services/smp/smp-keys.ts';
-import { createPeppolTestPki, startRevocationServer, type PeppolTestPki, type RevocationServer } from './peppol-pki.ts';
+import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
+import { createHttpClient, type HttpClient } from '../../services/connectors/http-client.ts';
+import { memoryHost, type MemoryHost } from '../../adapters/sdk/contract-suite.ts';
+import type { DirectoryEntry } from '../../adapters/sdk/index.ts';
+import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
+import { DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { createPeppolTestPki, startRevocationServer, type PeppolTestPki, type RevocationServer, type TestPkiEntity } from './peppol-pki.ts';
 import { freePort } from './servers.ts';
 import { startSmlDns, type SmlDns } from './sml-dns.ts';
 
@@ -54,5 +62,85 @@ export async function startLoopbackPeppol(prefix: string, extraOptions: Record<s
       await revocation.close();
       for (const k of set) delete process.env[k];
     },
+  };
+}
+
+export const readBody = (req: IncomingMessage): Promise<Buffer> => new Promise((resolve, reject) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+});
+
+/** Access point B: the peppol-as4 connector under a host of its own (its key, its directory) behind its own HTTP server. */
+export interface RemoteAccessPoint {
+  host: MemoryHost;
+  http: HttpClient;
+  server: Server;
+  url: string;
+  /** Requests per path. */
+  hits: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts access point B on `net` with `key`, serving `directory`. `intercept` sees every request
+ * first (a stand-in that misbehaves on purpose, another party's endpoint) and answers it by
+ * returning true; the others go to the connector's AS4 route.
+ */
+export async function startRemoteAccessPoint(net: LoopbackPeppol, key: TestPkiEntity, directory: DirectoryEntry[], intercept?: (path: string, body: Buffer, req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>): Promise<RemoteAccessPoint> {
+  const certificateFile = join(net.dir, `remote-${key.name}.pem`);
+  writeFileSync(certificateFile, key.certificatePem);
+  const host = memoryHost(directory, { config: { ...net.connectorOptions, requireHttps: false, certificateFile }, secrets: { privateKey: key.privateKeyPem } });
+  const http = createHttpClient();
+  (host as { http: MemoryHost['http'] }).http = http;
+  const hits = new Map<string, number>();
+  const route = peppolAs4.routes[0]!;
+  const server = createServer((req, res: ServerResponse) => {
+    void (async () => {
+      const body = await readBody(req);
+      const path = req.url ?? '/';
+      hits.set(path, (hits.get(path) ?? 0) + 1);
+      if (intercept && await intercept(path, body, req, res)) return;
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+      const answer = await route.handle({ method: 'POST', path: '/as4', headers, query: {}, body }, host);
+      res.writeHead(answer.status, answer.headers ?? {}).end(answer.body);
+    })().catch((err: Error) => { if (!res.headersSent) res.writeHead(500).end(err.message); });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    host, http, server, hits, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() { await http.close(); await new Promise((resolve) => server.close(resolve)); },
+  };
+}
+
+/** B's SMP: signed metadata (every document type asked) for the participants it publishes, each at the path of B's server it names. */
+export interface RemoteSmp {
+  server: Server;
+  url: string;
+  publish(participantId: string, endpointPath: string): void;
+  close(): Promise<void>;
+}
+
+export async function startRemoteSmp(net: LoopbackPeppol, key: TestPkiEntity, accessPointUrl: () => string): Promise<RemoteSmp> {
+  const endpoints = new Map<string, string>();
+  const keys = { ...smpKeys(), apCertificateDer: key.certificate.raw.toString('base64') };
+  let base = '';
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(req.url ?? '');
+    const send = (status: number, body = '') => res.writeHead(status, { 'content-type': 'application/xml' }).end(body);
+    for (const [participant, endpointPath] of endpoints) {
+      if (path === `/${PARTICIPANT_SCHEME}::${participant}`) return send(200, serviceGroupXml(base, participant));
+      const prefix = `/${PARTICIPANT_SCHEME}::${participant}/services/${DOCUMENT_SCHEME}::`;
+      if (path.startsWith(prefix)) {
+        return send(200, signedServiceMetadataXml(participant, path.slice(prefix.length), { address: `${accessPointUrl()}${endpointPath}`, serviceDescription: 'B', technicalContactUrl: 'mailto:b@example.com' }, keys));
+      }
+    }
+    return send(404);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    server, url: base,
+    publish(participantId, endpointPath) { endpoints.set(participantId, endpointPath); net.sml.register(participantId, base); },
+    async close() { await new Promise((resolve) => server.close(resolve)); },
   };
 }
