@@ -13,6 +13,7 @@ import type { ParsedDocument } from '../ubl-2.1/to-canonical.ts';
 import { attr, at, kid, kids, readTree, txt } from '../xml/tree.ts';
 import type { XEl } from '../xml/tree.ts';
 import { CII_RSM_NS } from './namespaces.ts';
+import { address, contact, identifiers, schemed } from './trade-parties.ts';
 
 
 /** udt:DateTimeString format 102 (YYYYMMDD) → YYYY-MM-DD; other formats are kept as written. */
@@ -21,41 +22,6 @@ export function ciiDate(el: XEl | undefined): string | undefined {
   if (!s) return undefined;
   const m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
   return m ? `${m[1]}-${m[2]}-${m[3]}` : s;
-}
-
-function schemed(el: XEl | undefined, schemeAttr = 'schemeID'): SchemedId | undefined {
-  const value = el?.text.trim();
-  if (!el || !value) return undefined;
-  return defined({ value, scheme: attr(el, schemeAttr) });
-}
-
-function address(el: XEl | undefined): Address | undefined {
-  if (!el) return undefined;
-  return nonEmpty<Address>({
-    line1: txt(el, 'LineOne'),
-    line2: txt(el, 'LineTwo'),
-    line3: txt(el, 'LineThree'),
-    city: txt(el, 'CityName'),
-    postalCode: txt(el, 'PostcodeCode'),
-    subdivision: txt(el, 'CountrySubDivisionName'),
-    country: txt(el, 'CountryID'),
-  });
-}
-
-function contact(el: XEl | undefined): Contact | undefined {
-  if (!el) return undefined;
-  return nonEmpty<Contact>({
-    name: txt(el, 'PersonName') ?? txt(el, 'DepartmentName'),
-    phone: txt(el, 'TelephoneUniversalCommunication', 'CompleteNumber'),
-    email: txt(el, 'EmailURIUniversalCommunication', 'URIID'),
-  });
-}
-
-function identifiers(p: XEl | undefined): SchemedId[] {
-  const out: SchemedId[] = [];
-  for (const id of kids(p, 'ID')) { const s = schemed(id); if (s) out.push(s); }
-  for (const id of kids(p, 'GlobalID')) { const s = schemed(id); if (s) out.push(s); }
-  return out;
 }
 
 function party(p: XEl | undefined, isSeller: boolean): Party {

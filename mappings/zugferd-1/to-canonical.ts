@@ -24,6 +24,7 @@ import { defined, nonEmpty } from '../canonical/object.ts';
 import type { ParsedDocument } from '../ubl-2.1/to-canonical.ts';
 import { attr, at, kid, kids, readTree, txt } from '../xml/tree.ts';
 import type { XEl } from '../xml/tree.ts';
+import { address, contact, identifiers, schemed } from '../cii-d16b/trade-parties.ts';
 import { ZF1_GUIDELINE_PREFIX, ZF1_PROFILES, ZF1_RSM_NS, type Zugferd1Profile } from './namespaces.ts';
 
 /** Where each refused fact sits in the caller's document (the error's `field`). */
@@ -58,40 +59,6 @@ function zf1Date(el: XEl | undefined): string | undefined {
 /** A referenced document's plain xs:dateTime (`2013-08-01T00:00:00`) → its date. */
 function plainDate(el: XEl | undefined): string | undefined {
   return /^(\d{4}-\d{2}-\d{2})/.exec(el?.text.trim() ?? '')?.[1];
-}
-
-function schemed(el: XEl | undefined): SchemedId | undefined {
-  const value = el?.text.trim();
-  if (!el || !value) return undefined;
-  return defined({ value, scheme: attr(el, 'schemeID') });
-}
-
-function address(el: XEl | undefined): Address | undefined {
-  if (!el) return undefined;
-  return nonEmpty<Address>({
-    line1: txt(el, 'LineOne'),
-    line2: txt(el, 'LineTwo'),
-    city: txt(el, 'CityName'),
-    postalCode: txt(el, 'PostcodeCode'),
-    country: txt(el, 'CountryID'),
-  });
-}
-
-function contact(el: XEl | undefined): Contact | undefined {
-  if (!el) return undefined;
-  return nonEmpty<Contact>({
-    name: txt(el, 'PersonName') ?? txt(el, 'DepartmentName'),
-    phone: txt(el, 'TelephoneUniversalCommunication', 'CompleteNumber'),
-    email: txt(el, 'EmailURIUniversalCommunication', 'URIID'),
-  });
-}
-
-/** BT-29 / BT-46 / BT-60: ram:ID (no scheme) and ram:GlobalID (ISO 6523 scheme). */
-function identifiers(p: XEl | undefined): SchemedId[] {
-  const out: SchemedId[] = [];
-  for (const id of kids(p, 'ID')) { const s = schemed(id); if (s) out.push(s); }
-  for (const id of kids(p, 'GlobalID')) { const s = schemed(id); if (s) out.push(s); }
-  return out;
 }
 
 function party(p: XEl | undefined, isSeller: boolean): Party {
