@@ -31,8 +31,11 @@ export const PROFILE_ID = 'reporting:1.0';
 /** Standard (B2B, B2G: cleared before it is issued) or simplified (B2C: reported within 24 hours). */
 export type ZatcaInvoiceKind = 'standard' | 'simplified';
 
-/** ZATCA's InvoiceTypeCode by the canonical kind: a tax invoice is 388 (not EN 16931's 380). */
-const TYPE_CODES: Record<string, string> = { invoice: '388', 'credit-note': '381', 'debit-note': '383' };
+/** ZATCA's InvoiceTypeCode: a tax invoice is 388 (whatever EN 16931 code it had), a credit note 381, a debit note 383. */
+function typeCodeOf(c: CanonicalInvoice): string {
+  if (c.kind === 'credit-note') return '381';
+  return c.typeCode === '383' ? '383' : '388';
+}
 
 /** The facts an EGS unit adds to the canonical invoice when it issues it. */
 export interface ZatcaFacts {
@@ -90,7 +93,7 @@ class ZatcaRenderer {
     w.leaf('cbc:IssueDate', c.issueDate);
     w.leaf('cbc:IssueTime', facts.issueTime);
     w.leaf('cbc:DueDate', c.dueDate);
-    w.leaf('cbc:InvoiceTypeCode', TYPE_CODES[c.kind] ?? '388', { name: facts.kind === 'standard' ? '0100000' : '0200000' });
+    w.leaf('cbc:InvoiceTypeCode', typeCodeOf(c), { name: facts.kind === 'standard' ? '0100000' : '0200000' });
     for (const n of c.notes ?? []) w.leaf('cbc:Note', n.text);
     w.leaf('cbc:DocumentCurrencyCode', c.currency);
     w.leaf('cbc:TaxCurrencyCode', this.taxCurrency);
@@ -133,7 +136,7 @@ class ZatcaRenderer {
     }
     const pi = c.paymentInstructions;
     // The reason of a credit or debit note (KSA-10) travels as the payment means' instruction note.
-    const reason = c.kind !== 'invoice' ? c.notes?.[0]?.text : undefined;
+    const reason = typeCodeOf(c) !== '388' ? c.notes?.[0]?.text : undefined;
     if (pi || reason !== undefined) {
       w.el('cac:PaymentMeans', () => {
         w.leaf('cbc:PaymentMeansCode', pi?.meansCode ?? '1');
@@ -271,7 +274,6 @@ class ZatcaRenderer {
  */
 export function canonicalToZatca(c: CanonicalInvoice, facts: ZatcaFacts, stamp?: ZatcaStamp): string {
   const issues: Array<{ field: string; rule: string; message: string }> = [];
-  if (!TYPE_CODES[c.kind]) issues.push({ field: 'type', rule: 'zatca-types', message: 'ZATCA takes invoices, credit notes and debit notes' });
   if (c.lines.length === 0) issues.push({ field: 'document.lines', rule: 'BR-16', message: 'the invoice has no line' });
   if (!isZatcaVatNumber(zatcaVatNumber(c.seller.vatId))) {
     issues.push({ field: 'document.seller.vatNumber', rule: 'BR-KSA-39', message: `the seller's VAT number must be 15 digits starting and ending with 3 (SA3…3), not ${c.seller.vatId ?? 'missing'}` });
