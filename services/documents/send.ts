@@ -286,7 +286,8 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
   try {
     await em.transactional(async (tx) => {
       if (sellerKey) {
-        const existing = await tx.findOne(Document, { organizationId: auth.organizationId, livemode: auth.livemode, sellerKey, type: p.type, number: artefact.number, direction: 'outgoing' });
+        // An invoice the tax authority rejected was never issued: its number is free (as the unique index says).
+        const existing = await tx.findOne(Document, { organizationId: auth.organizationId, livemode: auth.livemode, sellerKey, type: p.type, number: artefact.number, direction: 'outgoing', $or: [{ clearanceStatus: null }, { clearanceStatus: { $ne: 'rejected' } }] });
         if (existing) throw duplicate(artefact.number!, existing.id);
       }
       const lifecycle: LifecycleEntry[] = [];
