@@ -43,3 +43,5 @@ export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDate
 export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
 export { lifecycleToCdar, readCdar, CDV_STATUSES, STATUS_REASON_CODES, REASONS_BY_STATUS } from './cdar/index.ts';
 export type { CdarInput, CdarFacts, CdarPartyFacts, CdarAmountFacts, CdarStatusDetail, CdvStatus } from './cdar/index.ts';
+export { canonicalToZatca, zatcaInvoiceHash, encodeZatcaQr, decodeZatcaQr, FIRST_PIH as ZATCA_FIRST_PIH } from './zatca/index.ts';
+export type { ZatcaFacts, ZatcaStamp, ZatcaInvoiceKind, ZatcaQrFields } from './zatca/index.ts';
