@@ -231,7 +231,9 @@ const saZatca = {
     host.log.info('sa-zatca: invoice submitted', { documentId: msg.documentId, uuid: invoice.uuid, icv: invoice.icv, kind: invoice.kind, outcome: result.outcome });
     if (result.outcome === 'transient' && invoice.kind === 'simplified') {
       const later = reportLater(host, invoice, result);
-      return later.outcome === 'pending' ? { outcome: 'accepted', messageId: invoice.uuid, checkAfterMs: later.checkAfterMs } : later as SendResult;
+      if (later.outcome === 'pending') return { outcome: 'accepted', messageId: invoice.uuid, checkAfterMs: later.checkAfterMs };
+      await state.chain.settle(invoice.uuid);
+      return later as SendResult;
     }
     return result;
   },
@@ -245,7 +247,10 @@ const saZatca = {
     await settleIfFinal(state, invoice, result);
     if (result.outcome === 'delivered') return { outcome: 'delivered', ...(result.clearance ? { clearance: result.clearance } : {}) };
     if (result.outcome === 'rejected') return result;
-    return reportLater(host, invoice, result as { errorMessage: string }) as StatusResult;
+    const later = reportLater(host, invoice, result as { errorMessage: string }) as StatusResult;
+    // Given up after its 24 hours: the invoice leaves the unanswered list (it stays in the chain).
+    if (later.outcome === 'rejected') await state.chain.settle(invoice.uuid);
+    return later;
   },
 } satisfies Connector;
 

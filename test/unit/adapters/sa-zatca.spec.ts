@@ -141,4 +141,17 @@ describe('sa-zatca before the network', () => {
     expect(h.logged.join('\n')).not.toContain('contract-csid-secret');
     expect(await saZatca.health!(h)).toMatchObject({ status: 'ok', message: expect.stringContaining('next invoice 2, 1 unanswered') });
   });
+
+  it('a simplified invoice ZATCA cannot take is accepted, and after 24 hours without ZATCA its report is given up (REPORTING_DEADLINE_MISSED)', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'zatca-deadline-'));
+    const issuedAt = new Date('2026-11-25T10:00:00Z');
+    const at = (d: Date) => memoryHost([], { config: { ...config, stateDir }, secrets, now: () => d });
+    const msg = { ...sampleMessage({ country: 'SA' }, 'invoice'), payload: { content: '', contentType: 'application/json', normalized: saudiB2cInvoice() as unknown as Record<string, unknown> } };
+    const r = await saZatca.send(msg, at(issuedAt));
+    expect(r).toMatchObject({ outcome: 'accepted', checkAfterMs: 300000 });
+    const { messageId } = r as { messageId: string };
+    expect(await saZatca.status({ messageId, livemode: false }, at(new Date(issuedAt.getTime() + 23 * 3_600_000)))).toEqual({ outcome: 'pending', checkAfterMs: 300000 });
+    expect(await saZatca.status({ messageId, livemode: false }, at(new Date(issuedAt.getTime() + 24 * 3_600_000)))).toMatchObject({ outcome: 'rejected', errorCode: 'ZATCA:REPORTING_DEADLINE_MISSED' });
+    expect(new InvoiceChain(stateDir, 'contract').head()).toMatchObject({ icv: 1, pending: 0 });
+  });
 });
