@@ -47,10 +47,10 @@ module.exports = {
     },
     {
       name: 'connector-is-one-folder',
-      comment: 'A connector imports only the SDK, the mappings, its own folder and the Peppol kit (the Peppol connectors share discovery, PKI and AS4).',
+      comment: 'A connector imports only the SDK, the mappings, its own folder and the kits (the Peppol connectors share discovery, PKI and AS4; the clearance connectors share XAdES signing).',
       severity: 'error',
       from: { path: '^adapters/([^/]+)/', pathNot: '^adapters/sdk/' },
-      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/'], pathNot: ['^adapters/$1/', '^adapters/sdk/', '^adapters/peppol-kit/'] },
+      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/'], pathNot: ['^adapters/$1/', '^adapters/sdk/', '^adapters/peppol-kit/', '^adapters/clearance-kit/'] },
     },
     {
       name: 'peppol-kit-is-a-library',
@@ -58,6 +58,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^adapters/peppol-kit/' },
       to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/(?!peppol-kit/|sdk/)'] },
+    },
+    {
+      name: 'clearance-kit-is-a-library',
+      comment: 'The clearance kit is shared by the clearance connectors: it builds on the SDK and needs nothing of theirs.',
+      severity: 'error',
+      from: { path: '^adapters/clearance-kit/' },
+      to: { path: ['^services/', '^mixins/', 'node_modules/moleculer/', '^adapters/(?!clearance-kit/|sdk/)'] },
     },
   ],
   options: {

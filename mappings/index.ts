@@ -49,3 +49,5 @@ export { fatturaPaToCanonical, fatturaPaBatchToCanonical, fatturaPaTreeToCanonic
 export type { ParsedFatturaPa } from './fatturapa/to-canonical.ts';
 export { detectFatturaPa } from './fatturapa/detect.ts';
 export { FATTURAPA_NS, NATURA_CODES, naturaOf, categoryOfNatura } from './fatturapa/codes.ts';
+export { canonicalToZatca, zatcaInvoiceHash, encodeZatcaQr, decodeZatcaQr, FIRST_PIH as ZATCA_FIRST_PIH } from './zatca/index.ts';
+export type { ZatcaFacts, ZatcaStamp, ZatcaInvoiceKind, ZatcaQrFields } from './zatca/index.ts';

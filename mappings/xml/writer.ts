@@ -56,6 +56,15 @@ export class XmlWriter {
     return this;
   }
 
+  /**
+   * Appends a fragment serialised elsewhere, as is: the caller vouches it is well-formed XML in
+   * scope of the enclosing namespaces (an XML signature computed over its own exact bytes).
+   */
+  raw(fragment: string): this {
+    this.push(fragment);
+    return this;
+  }
+
   /** Writes `<name>value</name>` when value is defined; nothing otherwise. */
   leaf(name: string, value: string | undefined, attrs?: Attrs): this {
     if (value === undefined) return this;

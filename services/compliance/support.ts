@@ -83,7 +83,9 @@ export function countrySupport(mandate: Mandate, manifests: readonly ConnectorMa
         break;
       case 'post-audit': met = senders; break;
       case 'clearance': met = senders.filter((m) => isNational(m, country)); break;
-      case 'reporting': met = serving.filter((c) => c.roles.includes('report') && isNational(c.manifest, country)).map((c) => c.manifest); break;
+      // A national report connector, or a national clearance connector: its send takes the real-time
+      // report of what is not cleared (ZATCA's simplified invoices, API 2.4 `clearance`).
+      case 'reporting': met = serving.filter((c) => (c.roles.includes('report') || c.manifest.capabilities.clearance) && isNational(c.manifest, country)).map((c) => c.manifest); break;
       case 'none': break;
     }
     return { model, supported: model === 'none' || met.length > 0, simulated, connectors: met.map((m) => m.id) };

@@ -108,25 +108,30 @@ export function probingConnectors(manifests: readonly ConnectorManifest[], req: 
 /**
  * Content-based routing: the connectors that may carry a document, best first, by the caller's
  * mode (test keys never reach a live network), the recipient's country and the document type. A
- * connector naming the country comes before a `*` one; among equals, by id. Senders then ask each
- * candidate with the `discover` capability whether it reaches the recipient (first known wins).
+ * connector naming the country comes before a `*` one; among equals, by id. A clearance connector
+ * of the sender's country comes first of all: where the law makes the seller clear its invoices with
+ * the tax authority (KSA, Poland …), every invoice it issues goes there, whoever the buyer is. Senders
+ * then ask each candidate with the `discover` capability whether it reaches the recipient (first known wins).
  */
 export interface RoutingRequest {
   livemode: boolean;
   /** Recipient country when known (ISO 3166-1 alpha-2). */
   country?: string | null;
+  /** The sending company's country (ISO 3166-1 alpha-2): selects its clearance connector. */
+  senderCountry?: string | null;
   documentType: string;
 }
 
 export function candidateConnectors(manifests: readonly ConnectorManifest[], req: RoutingRequest): ConnectorManifest[] {
   const mode = req.livemode ? 'live' : 'test';
-  const specific = (m: ConnectorManifest) => (req.country && m.countries.includes(req.country) ? 0 : 1);
+  const clears = (m: ConnectorManifest) => Boolean(m.capabilities.clearance && req.senderCountry && m.countries.includes(req.senderCountry));
+  const rank = (m: ConnectorManifest) => (clears(m) ? 0 : req.country && m.countries.includes(req.country) ? 1 : 2);
   return manifests
     .filter((m) => m.modes.includes(mode)
       && m.capabilities.send
       && m.documentTypes.includes(req.documentType)
-      && (m.countries.includes('*') || (req.country ? m.countries.includes(req.country) : false)))
-    .sort((a, b) => specific(a) - specific(b) || a.id.localeCompare(b.id));
+      && (clears(m) || m.countries.includes('*') || (req.country ? m.countries.includes(req.country) : false)))
+    .sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
 }
 
 /**

@@ -27,7 +27,7 @@ function entryOf(location: string): string | undefined {
 }
 
 export function locateConnector(id: string): string {
-  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(id) || id === 'sdk' || id === 'peppol-kit') throw new Error(`EINV_CONNECTORS: "${id}" is not a connector id`);
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(id) || id === 'sdk' || id.endsWith('-kit')) throw new Error(`EINV_CONNECTORS: "${id}" is not a connector id`);
   const settings = connectorSettings(id);
   const candidates = settings.module
     ? [isAbsolute(settings.module) ? settings.module : resolve(settings.module)]

@@ -187,7 +187,7 @@ interface Resolved {
   network: 'peppol' | undefined;
 }
 
-async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): Promise<Resolved> {
+async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal, senderCountry: string | null): Promise<Resolved> {
   const parsed = pure(() => parseRecipient(p.to, p.metadata));
   const participant: Participant = {};
   if (parsed.kind === 'company') participant.companyId = parsed.companyId;
@@ -198,7 +198,7 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
   }
   if (parsed.recipientRouting?.addressingSuffix) participant.addressingSuffix = parsed.recipientRouting.addressingSuffix;
   const manifests = registeredManifests(ctx.broker);
-  const candidates = candidateConnectors(manifests, { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
+  const candidates = candidateConnectors(manifests, { livemode: auth.livemode, country: participant.country ?? null, senderCountry, documentType: p.type });
   const shown = participant.peppolId ?? participant.companyId ?? p.to!;
   if (!candidates.length) {
     if (auth.livemode) {
@@ -272,7 +272,7 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
     throw new DomainError('INVALID_REQUEST', `format=${p.format} carries invoices, credit notes and debit notes; send a ${p.type} as json or raw`, { details: [issue('format', 'type', `format=${p.format} needs an invoice, credit-note or debit-note`)] });
   }
 
-  const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth) : undefined;
+  const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth, company.country ?? null) : undefined;
   const artefact = await buildArtefact(this.workers, ctx, p, { country: resolved?.country, network: resolved?.network, senderPeppolId: company.peppolId, recipientPeppolId: resolved?.peppolId });
   if (BILLING_TYPES.has(p.type)) assertIssuer(artefact, company, p);
   const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;

@@ -14,8 +14,8 @@ import { principalOf } from '../shared/auth.ts';
 import { cancelJobs, completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
 import { recordEvent } from '../../mixins/outbox.mixin.ts';
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
-import { peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
-import { countryOfVat } from '../../mappings/identifiers/vat.ts';
+import { ICD_BY_VAT_PREFIX, peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
+import { countryOfVat, isValidVatNumber } from '../../mappings/identifiers/vat.ts';
 import { API_KEY_REVOKED_EVENT, PUBLISH_COMPANY_JOB, UNPUBLISH_COMPANY_JOB, VERIFY_COMPANY_JOB, type ApiKeyRevoked, type CompanyDeletion, type CreateCompanyParams, type MigrationKeyView, type RegistrationView } from './tenancy.contract.ts';
 import { askRegistry, type RegistryAnswer } from './company-registry.ts';
 import { Company } from './company.entity.ts';
@@ -33,7 +33,13 @@ const recheckDelayMs = (claims: number) => Math.min(6 * 3_600_000, 60_000 * 2 **
 
 export const companyNotFound = (id: string) => new DomainError('COMPANY_NOT_FOUND', `Company '${id}' was not found`);
 
-function peppolIdOf(vatNumber: string): string {
+/**
+ * The company's Peppol id, derived from its VAT number. A well-formed VAT number of a country Peppol
+ * has no VAT-based scheme for (Saudi Arabia: its invoices are cleared by ZATCA, not carried by
+ * Peppol) gives a company without one; an unknown prefix or a malformed number stays an error.
+ */
+function peppolIdOf(vatNumber: string): string | null {
+  if (!ICD_BY_VAT_PREFIX[vatNumber.slice(0, 2)] && countryOfVat(vatNumber) && isValidVatNumber(vatNumber)) return null;
   try {
     return peppolIdFromVat(vatNumber);
   } catch (err) {

@@ -80,6 +80,15 @@ describe('content-based router', () => {
     expect(candidateConnectors([c.manifest, both, live], { livemode: false, country: 'BE', documentType: 'invoice' }).map((m) => m.id)).toEqual(['be-both', 'sandbox-network']);
   });
 
+  it('a clearance connector of the sender\'s country comes first whoever the recipient is; a sender of another country never reaches it', () => {
+    const zatca = { ...both, id: 'sa-zatca', countries: ['SA'], documentTypes: ['invoice'], capabilities: { ...both.capabilities, clearance: true }, authority: 'ZATCA' };
+    const notClearing = { ...both, id: 'sa-other', countries: ['SA'] };
+    expect(candidateConnectors([c.manifest, zatca, notClearing], { livemode: false, senderCountry: 'SA', documentType: 'invoice' }).map((m) => m.id)).toEqual(['sa-zatca', 'sandbox-network']);
+    expect(candidateConnectors([c.manifest, zatca, both], { livemode: false, country: 'BE', senderCountry: 'SA', documentType: 'invoice' }).map((m) => m.id)).toEqual(['sa-zatca', 'be-both', 'sandbox-network']);
+    expect(candidateConnectors([c.manifest, zatca], { livemode: false, senderCountry: 'BE', documentType: 'invoice' }).map((m) => m.id)).toEqual(['sandbox-network']);
+    expect(candidateConnectors([c.manifest, zatca], { livemode: false, senderCountry: 'SA', documentType: 'purchase-order' }).map((m) => m.id)).toEqual(['sandbox-network']);
+  });
+
   it('directory verification asks the network directory (discovery-only) first, then the senders, never a sender of one country', () => {
     const all = [c.manifest, live, frLive, peppolDiscovery.manifest];
     expect(verifyingConnectors(all, { livemode: true, documentType: 'invoice' }).map((m) => m.id)).toEqual(['peppol-discovery', 'peppol-as4']);
