@@ -70,7 +70,7 @@ const DocumentsService: ServiceSchema = {
     originalRepresentation: implement(contract.originalRepresentation, representations.original),
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
-    pdfRepresentation: implement(contract.pdfRepresentation, representations.pdf),
+    pdfRepresentation: implement(contract.pdfRepresentation, async function (this: DocsThis, ctx) { return representations.pdf.call(this, ctx); }),
     clearancePart: implement(contract.clearancePart, representations.clearancePart),
     getEvidence: implement(contract.getEvidence, evidence),
     getEvidenceBundle: implement(contract.getEvidenceBundle, evidenceBundle),

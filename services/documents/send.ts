@@ -69,7 +69,6 @@ function fromCanonical(c: CanonicalInvoice): Pick<Artefact, 'number' | 'issueDat
   };
 }
 
-/** A parse task of the send path, on the document workers (or inline when small); pure-layer errors become DomainErrors. */
 /**
  * A JSON document's size without serialising it on the event loop (what the inline-or-worker choice
  * needs): a line renders to a few hundred bytes of UBL.
@@ -78,6 +77,7 @@ function estimatedJsonBytes(document: Record<string, unknown>): number {
   return 2_000 + (Array.isArray(document.lines) ? document.lines.length * 400 : 0);
 }
 
+/** A parse task of the send path, on the document workers (or inline when small); pure-layer errors become DomainErrors. */
 async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[], size: number): Promise<T> {
   try {
     return await workers.run<T>(PARSE_TASKS, fn, args, size);

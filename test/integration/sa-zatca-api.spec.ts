@@ -8,6 +8,7 @@
  * invoice is reported.
  */
 import { mkdtempSync } from 'node:fs';
+import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
@@ -132,5 +133,25 @@ describe('Saudi invoices through the API, cleared and reported by ZATCA', () => 
     expect(zatca.submissions.find((s) => s.xml.includes('<cbc:ID>KSA-1003</cbc:ID>'))).toMatchObject({ endpoint: 'reporting', status: 200 });
     expect(decodeZatcaQr(doc.clearance.qr).has(9)).toBe(true);
     expect(await complianceEvent(res.body.id)).toMatchObject({ reportedTo: 'ZATCA', status: 'reported', clearance: 'reported' });
+  });
+
+  it('the PDF copy a cleared invoice carries comes with ZATCA\'s QR code drawn on its first page', async () => {
+    const copy = await PDFDocument.create();
+    copy.addPage([595, 842]).drawText('Invoice KSA-1004');
+    const copyBytes = Buffer.from(await copy.save());
+    const rendered = await api(t.baseUrl, 'POST', '/v1/documents/validate', { key: saudi.apiKey, headers: saudi.as(SAUDI_SELLER_VAT), body: { format: 'json', type: 'invoice', document: invoice('KSA-1004', buyer()) } });
+    const reference = `<cac:AdditionalDocumentReference><cbc:ID>KSA-1004</cbc:ID><cac:Attachment><cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="KSA-1004.pdf">${copyBytes.toString('base64')}</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference>`;
+    const xml = (rendered.body.renderedXml as string).replace('<cac:AccountingSupplierParty>', `${reference}<cac:AccountingSupplierParty>`);
+    const res = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: saudi.apiKey, headers: saudi.as(SAUDI_SELLER_VAT), body: { type: 'invoice', format: 'ubl-xml', to: bob.company.peppolId, xml } });
+    expect(res.status).toBe(201);
+    expect(await settle(res.body.id)).toMatchObject({ clearance: { status: 'cleared' }, links: { pdf: `/v1/documents/${res.body.id}/pdf` } });
+    const pdf = await fetch(`${t.baseUrl}/v1/documents/${res.body.id}/pdf`, { headers: { authorization: `Bearer ${saudi.apiKey}`, ...saudi.as(SAUDI_SELLER_VAT) } });
+    expect(pdf.headers.get('x-clearance-stamp')).toBeNull();
+    const stamped = await PDFDocument.load(Buffer.from(await pdf.arrayBuffer()));
+    // The copy had no image; the stamped first page draws one (the QR), and nothing else changed in the page count.
+    const images = (doc: PDFDocument) => (doc.getPages()[0]!.node.Resources()?.lookup(PDFName.of('XObject'), PDFDict)?.keys() ?? []).length;
+    expect(images(copy)).toBe(0);
+    expect(images(stamped)).toBe(1);
+    expect(stamped.getPageCount()).toBe(1);
   });
 });
