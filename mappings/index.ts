@@ -43,3 +43,4 @@ export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDate
 export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
 export { lifecycleToCdar, readCdar, CDV_STATUSES, STATUS_REASON_CODES, REASONS_BY_STATUS } from './cdar/index.ts';
 export type { CdarInput, CdarFacts, CdarPartyFacts, CdarAmountFacts, CdarStatusDetail, CdvStatus } from './cdar/index.ts';
+export { canonicalToCiusRoUbl, toCiusRo, CIUS_RO_CUSTOMIZATION_ID, romanianCountyCode, bucharestSector, cuiOfVat } from './ubl-2.1/cius-ro.ts';
