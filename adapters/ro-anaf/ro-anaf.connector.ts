@@ -284,6 +284,11 @@ const roAnaf = {
     host.scheduler.every(Number(host.config.pollIntervalMs ?? 300_000), () => pollInbox(host));
   },
 
+  /** The process's memory of taken messages goes with it (ANAF's list and accept()'s dedupe cover a restart). */
+  async stop(host: ConnectorHost): Promise<void> {
+    states.delete(host);
+  },
+
   async send(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
     try {
       return await upload(msg, host);
