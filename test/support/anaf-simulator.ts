@@ -10,8 +10,9 @@
  *   for a request ANAF refuses outright (unknown standard, a CIF that is not a number).
  * - the upload is processed after `processingMs`: checked against the vendored UBL 2.1 XSD and a few
  *   CIUS-RO rules, written here on their own (BR-RO-001 BT-24, BR-RO-010 a digit in BT-1, BR-RO-110 /
- *   111 county codes of Romanian parties, and that the `cif` is the seller's); a body that is not XML
- *   is `XML cu erori nepreluat de sistem`.
+ *   111 county codes of Romanian parties, BR-RO-L1024 item names of at most 100 characters, and that
+ *   the `cif` is the seller's); a body that is not XML is `XML cu erori nepreluat de sistem`. A cleared
+ *   invoice is listed for the seller (FACTURA TRIMISA) and for a Romanian buyer (FACTURA PRIMITA).
  * - `GET stareMesaj?id_incarcare=` → `stare="in prelucrare"` until processed, then `ok` or `nok` with
  *   `id_descarcare` (`<header xmlns="mfp:anaf:dgti:efactura:stareMesajFactura:v1" …/>`).
  * - `GET descarcare?id=` → `application/zip` made with fflate: `<index>.xml` (the invoice, or
@@ -130,10 +131,25 @@ export function judgeUpload(body: string, cif: string, standard: string): { notX
       errors.push(`E: validari globale eroare: [${rule}]-Subdiviziunea tarii (${bt}) trebuie sa fie codificata folosind lista de coduri ISO 3166-2:RO`);
     }
   }
+  for (const name of doc.find('/*/cac:InvoiceLine/cac:Item/cbc:Name | /*/cac:CreditNoteLine/cac:Item/cbc:Name', UBL_NS)) {
+    const length = (name as unknown as { text(): string }).text().trim().length;
+    if (length > 100) errors.push(`E: validari globale eroare: [BR-RO-L1024]-Numarul maxim permis de caractere pentru Numele articolului (BT-153) este 100 (gasit ${length}).`);
+  }
   const sellerIds = ['/*/cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID', '/*/cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID']
     .flatMap((xp) => doc.find(xp, UBL_NS).map((n) => (n as unknown as { text(): string }).text().trim().replace(/^RO/i, '')));
   if (!sellerIds.includes(cif)) errors.push(`E: validari globale eroare: CIF introdus= ${cif} nu corespunde cu niciunul din CIF-urile din xml (vanzator)`);
   return { errors };
+}
+
+/** The buyer's CUI an invoice names (its RO VAT number's digits, else its legal registration id), if Romanian. */
+function buyerCifOf(body: string): string | undefined {
+  try {
+    const doc = libxml.parseXml(body);
+    const ids = ['/*/cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID', '/*/cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID']
+      .flatMap((xp) => doc.find(xp, UBL_NS).map((n) => (n as unknown as { text(): string }).text().trim()));
+    for (const id of ids) { const m = /^(?:RO)?(\d{2,10})$/i.exec(id); if (m?.[1]) return m[1]; }
+  } catch { /* not for anyone */ }
+  return undefined;
 }
 
 export async function startAnafSimulator(options: { processingMs?: number; pageSize?: number; accessTokenSeconds?: number; rotateRefreshToken?: boolean } = {}): Promise<AnafSimulator> {
@@ -207,6 +223,9 @@ export async function startAnafSimulator(options: { processingMs?: number; pageS
     u.state = 'ok';
     downloads.set(id, { name: `${u.index}.xml`, content: u.xml });
     sim.messages.push({ id, tip: 'FACTURA TRIMISA', cif: u.cif, id_solicitare: u.index, detalii: `Factura cu id_incarcare=${u.index} emisa de cif_emitent=${u.cif}`, data_creare: anafDate(Date.now()), createdAt: Date.now() });
+    // A Romanian buyer finds it in its own list, as ANAF makes it available to the buyer's SPV.
+    const buyerCif = u.extern ? undefined : buyerCifOf(u.xml);
+    if (buyerCif) sim.messages.push({ id, tip: 'FACTURA PRIMITA', cif: buyerCif, id_solicitare: u.index, detalii: `Factura cu id_incarcare=${u.index} emisa de cif_emitent=${u.cif} pentru cif_beneficiar=${buyerCif}`, data_creare: anafDate(Date.now()), createdAt: Date.now() });
   }
 
   function clientOf(req: IncomingMessage, form: URLSearchParams): { id: string; secret: string } {
