@@ -73,6 +73,14 @@ async function eventsFor(type: string, match: (e: { data: Record<string, any> })
 const uploadOf = (number: string) => [...sim.uploads.values()].filter((u) => u.xml.includes(`<cbc:ID>${number}</cbc:ID>`));
 
 describe('Romania: e-Factura through the API', () => {
+  it('GET /v1/compliance/status: Romania is cleared by ro-anaf, with the CIUS-RO pack', async () => {
+    const res = await api(t.baseUrl, 'GET', '/v1/compliance/status?country=RO', { key: ro.apiKey });
+    expect(res.status).toBe(200);
+    const romania = res.body.countries[0];
+    expect(romania.support.models).toEqual(expect.arrayContaining([{ model: 'clearance', supported: true, simulated: false, connectors: ['ro-anaf'] }]));
+    expect(romania.support.formats).toEqual(expect.arrayContaining([{ id: 'cius-ro', rulePacks: expect.arrayContaining(['cius-ro@1.0.1']) }]));
+  });
+
   it('a Romanian company\'s JSON invoice is cleared by ANAF; the signed archive is the document\'s legal original', async () => {
     const number = `FCT-${Date.now()}`;
     const res = await send(romanianJsonInvoice(number));

@@ -97,6 +97,13 @@ describe('CIUS-RO rules (cius-ro pack)', () => {
     expect(f!.hint).toContain('RO-AB');
   });
 
+  it('a repeated single element (schema-invalid, but seen) gives findings, never an evaluation error', () => {
+    const twice = (from: string) => mutate(from, from + from);
+    for (const xml of [twice('<cbc:ID>FCT-2026-001</cbc:ID>'), twice('<cbc:CountrySubentity>RO-B</cbc:CountrySubentity>'), twice('<cbc:DocumentCurrencyCode>RON</cbc:DocumentCurrencyCode>'), twice('<cbc:Name>Licență software</cbc:Name>')]) {
+      expect(validate(xml, { packs: ['cius-ro'], skipXsd: true }).findings.filter((f) => f.rule === 'RULE-EVALUATION-ERROR')).toEqual([]);
+    }
+  });
+
   it('is selected by the CIUS-RO customization only', () => {
     const broken = mutate('<cbc:ID>FCT-2026-001</cbc:ID>', '<cbc:ID>FCT-ABC</cbc:ID>');
     const sel = (xml: string) => validate(xml, { skipXsd: true }).findings.some((f) => f.source.startsWith('cius-ro@'));
