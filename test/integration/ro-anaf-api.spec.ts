@@ -81,6 +81,16 @@ describe('Romania: e-Factura through the API', () => {
     expect(romania.support.formats).toEqual(expect.arrayContaining([{ id: 'cius-ro', rulePacks: expect.arrayContaining(['cius-ro@1.0.1']) }]));
   });
 
+  it('POST /v1/documents/validate runs the CIUS-RO rules on a document declaring CIUS-RO', async () => {
+    const xml = canonicalToCiusRoUbl(jsonToCanonical({ type: 'invoice', document: romanianJsonInvoice('FCT-VAL-1') }, { today: '2026-11-02' }));
+    const clean = await api(t.baseUrl, 'POST', '/v1/documents/validate', { key: ro.apiKey, body: { format: 'ubl-xml', xml } });
+    expect(clean.status).toBe(200);
+    expect(clean.body).toMatchObject({ valid: true, packs: expect.arrayContaining(['cius-ro@1.0.1']) });
+    const bad = await api(t.baseUrl, 'POST', '/v1/documents/validate', { key: ro.apiKey, body: { format: 'ubl-xml', xml: xml.replace('<cbc:CountrySubentity>RO-B</cbc:CountrySubentity>', '<cbc:CountrySubentity>Bucuresti</cbc:CountrySubentity>') } });
+    expect(bad.body.valid).toBe(false);
+    expect(bad.body.findings.filter((f: { source: string }) => f.source.startsWith('cius-ro@')).map((f: { rule: string }) => f.rule)).toEqual(['BR-RO-111']);
+  });
+
   it('a Romanian company\'s JSON invoice is cleared by ANAF; the signed archive is the document\'s legal original', async () => {
     const number = `FCT-${Date.now()}`;
     const res = await send(romanianJsonInvoice(number));
