@@ -104,6 +104,22 @@ export function parsePeppolId(id: string): { scheme: string; identifier: string 
 }
 
 /**
+ * The country a participant id names when its identifier is a whole VAT number under that country's
+ * VAT scheme (`9947:RO14399840` → RO); undefined for national registration numbers and other schemes,
+ * which name no country by themselves. Routing uses it to ask a connector serving that country (a
+ * national clearance platform) first.
+ */
+export function countryOfVatParticipant(peppolId: string): string | undefined {
+  const parsed = parsePeppolId(peppolId);
+  if (!parsed) return undefined;
+  const vat = parsed.identifier.toUpperCase();
+  const prefix = vat.slice(0, 2);
+  const rule = ICD_BY_VAT_PREFIX[prefix];
+  if (!rule || rule.scheme !== parsed.scheme || rule.identifier(vat) !== vat || !isValidVatNumber(vat)) return undefined;
+  return prefix === 'EL' ? 'GR' : prefix;
+}
+
+/**
  * The identifiers one participant goes by (Policy for use of identifiers 4.4 and the French
  * addressing rules): a Belgian company is registered under 0208 (its enterprise number) and also
  * found under 9925 (its VAT number); a French one under 0009 with its SIREN, also found under 0002
