@@ -43,3 +43,8 @@ export { SBDH_NS, SbdhError, readSbd, buildSbd, sbdhFor, sameParticipant, isDate
 export type { SbdhHeader, SbdhErrorCode, PeppolIdentifier } from './peppol/sbdh.ts';
 export { lifecycleToCdar, readCdar, CDV_STATUSES, STATUS_REASON_CODES, REASONS_BY_STATUS } from './cdar/index.ts';
 export type { CdarInput, CdarFacts, CdarPartyFacts, CdarAmountFacts, CdarStatusDetail, CdvStatus } from './cdar/index.ts';
+export { canonicalToFa3 } from './ksef-fa3/from-canonical.ts';
+export type { Fa3Options } from './ksef-fa3/from-canonical.ts';
+export { FA3_NS, FA3_FORM_CODE, isValidNip, nipOf } from './ksef-fa3/codes.ts';
+export { fa3ToCanonical, fa3TreeToCanonical } from './ksef-fa3/to-canonical.ts';
+export type { Fa3Parsed } from './ksef-fa3/to-canonical.ts';
