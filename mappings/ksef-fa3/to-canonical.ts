@@ -34,7 +34,13 @@ function addressOf(el: XEl | undefined): Address | undefined {
   if (!el) return undefined;
   const line1 = txt(el, 'AdresL1');
   const line2 = txt(el, 'AdresL2');
-  return { ...(line1 ? { line1 } : {}), ...(line2 ? { line2 } : {}), ...(txt(el, 'KodKraju') ? { country: txt(el, 'KodKraju')! } : {}) };
+  // "00-916 Warszawa": a Polish post code and town, as canonicalToFa3 writes the second line.
+  const town = line2?.match(/^(\d{2}-\d{3})\s+(.+)$/);
+  return {
+    ...(line1 ? { line1 } : {}),
+    ...(town ? { postalCode: town[1]!, city: town[2]! } : line2 ? { line2 } : {}),
+    ...(txt(el, 'KodKraju') ? { country: txt(el, 'KodKraju')! } : {}),
+  };
 }
 
 function contactOf(party: XEl | undefined): Party['contact'] {

@@ -31,7 +31,7 @@ export function polishInvoice(overrides: Partial<CanonicalInvoice> = {}): Canoni
       address: { line1: 'ul. Długa 5', city: 'Gdańsk', postalCode: '80-827', country: 'PL' },
     },
     paymentInstructions: { meansCode: '30', creditTransfers: [{ accountId: 'PL61109010140000071219812874', serviceProviderId: 'WBKPPLPP' }] },
-    totals: { lineNetTotal: '1300.00', taxExclusive: '1300.00', vatTotal: '265.00', taxInclusive: '1565.00', payable: '1565.00' },
+    totals: { lineNetTotal: '1300.00', taxExclusive: '1300.00', vatTotal: '251.00', taxInclusive: '1551.00', payable: '1551.00' },
     vatBreakdown: [
       { taxableAmount: '1000.00', taxAmount: '230.00', category: 'S', rate: '23.00' },
       { taxableAmount: '200.00', taxAmount: '16.00', category: 'S', rate: '8.00' },
