@@ -121,7 +121,7 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('ba
 /** Facts of an FA(3) document the simulator needs (seller, buyer, number, amounts). */
 function factsOf(xml: string): Omit<StoredInvoice, 'ksefNumber' | 'xml' | 'invoiceHash' | 'permanentStorageDate' | 'acquisitionDate'> {
   const doc = libxml.parseXml(xml, { nonet: true });
-  const t = (path: string) => doc.get(path.split('/').map((n) => `*[local-name()="${n}"]`).join('/').replace(/^/, '/'))?.text();
+  const t = (path: string) => (doc.get(path.split('/').map((n) => `*[local-name()="${n}"]`).join('/').replace(/^/, '/')) as libxml.Element | null)?.text();
   const num = (path: string) => Number(t(path) ?? 0);
   const fa = (f: string) => `Faktura/Fa/${f}`;
   const net = ['P_13_1', 'P_13_2', 'P_13_3', 'P_13_4', 'P_13_5', 'P_13_6_1', 'P_13_6_2', 'P_13_6_3', 'P_13_7', 'P_13_8', 'P_13_9', 'P_13_10', 'P_13_11'].reduce((s, f) => s + num(fa(f)), 0);

@@ -5,10 +5,12 @@
  */
 import type { CanonicalInvoice } from '../../mappings/index.ts';
 
-/** NIPs with valid check digits (the Ministry of Finance's own, and two made up to pass the check). */
+/** NIPs with valid check digits (the Ministry of Finance's own, and others made up to pass the check). */
 export const SELLER_NIP = '5260250274';
 export const BUYER_NIP = '7740001454';
 export const OTHER_NIP = '1132191233';
+/** A buyer no other fixture uses (the inbox tests' own company). */
+export const INBOX_NIP = '9512345675';
 
 export function polishInvoice(overrides: Partial<CanonicalInvoice> = {}): CanonicalInvoice {
   return {

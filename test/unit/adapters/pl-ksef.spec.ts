@@ -1,0 +1,74 @@
+/**
+ * The pl-ksef connector against the SDK's contract suite (in-memory host, no network: a send is a
+ * rejection before any call or a transient outcome), what it refuses before the network, and the
+ * KOD I link and cryptography checked with node:crypto as the other side.
+ */
+import { constants, createDecipheriv, generateKeyPairSync, privateDecrypt } from 'node:crypto';
+import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
+import plKsef from '../../../adapters/pl-ksef/pl-ksef.connector.ts';
+import { encryptInvoice, encryptKsefToken, kodIUrl, ministryKeyOf, newSessionKey, rsaOaepEncrypt } from '../../../adapters/pl-ksef/crypto.ts';
+import { SELLER_NIP, polishInvoice } from '../../support/polish-invoice.ts';
+
+const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const config = { baseUrl: 'http://127.0.0.1:9/v2', environment: 'test', nip: SELLER_NIP, publicKey: publicPem, inboxPollMs: 60000 };
+const secrets = { ksefToken: 'contract-ksef-token-value' };
+const directory = [{ organizationId: 'org_pl', companyId: 'comp_pl', peppolId: `9945:PL${SELLER_NIP}`, name: 'Sprzedawca', country: 'PL', documentTypes: ['invoice'] }];
+
+describeConnectorContract(plKsef, { known: { peppolId: '9945:PL7740001454' }, unknown: { peppolId: '9945:PL7740001454' }, directory, documentType: 'invoice', config, secrets });
+
+const polishMessage = (overrides: Record<string, unknown> = {}) => ({
+  ...sampleMessage({ peppolId: '9945:PL7740001454' }, 'invoice'),
+  number: 'FV/2026/11/001',
+  payload: { content: '', contentType: 'application/xml', normalized: polishInvoice() as unknown as Record<string, unknown> },
+  ...overrides,
+});
+
+describe('pl-ksef before the network', () => {
+  const host = (extra: Record<string, string | number> = {}) => memoryHost(directory, { config: { ...config, ...extra }, secrets });
+
+  it('refuses what KSeF cannot clear, with the paths of what FA(3) cannot hold', async () => {
+    expect(await plKsef.send(polishMessage({ type: 'purchase-order' }), host())).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF_UNSUPPORTED_TYPE' });
+    expect(await plKsef.send(sampleMessage({ peppolId: '9945:PL7740001454' }, 'invoice'), host())).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF_NOT_STRUCTURED' });
+    const foreign = polishInvoice({ seller: { name: 'Vendeur', vatId: 'FR40303265045', address: { city: 'Paris', country: 'FR' } } });
+    const r = await plKsef.send(polishMessage({ payload: { content: '', contentType: 'application/xml', normalized: foreign } }), host());
+    expect(r).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF_MAPPING', errorMessage: expect.stringContaining('seller.vatId: KSeF takes invoices of Polish taxpayers only') });
+  });
+
+  it('never sends a test invoice to production nor a live one to the test environment', async () => {
+    expect(await plKsef.send(polishMessage({ livemode: true }), host())).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF_WRONG_ENVIRONMENT' });
+    expect(await plKsef.send(polishMessage({ livemode: false }), host({ environment: 'prod' }))).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF_WRONG_ENVIRONMENT' });
+  });
+
+  it('a valid invoice it cannot deliver (no network) is transient; a message id that is not its own is rejected', async () => {
+    await expect(plKsef.send(polishMessage(), host())).rejects.toMatchObject({ kind: 'transient', code: 'HTTP_NETWORK_ERROR' });
+    expect(await plKsef.status({ messageId: 'not-ours', livemode: false }, host())).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF_UNKNOWN_MESSAGE' });
+  });
+
+  it('start refuses a configuration without a 10-digit NIP', async () => {
+    await expect(plKsef.start(host({ nip: '123' }))).rejects.toMatchObject({ code: 'KSEF_CONFIG' });
+  });
+});
+
+describe('pl-ksef cryptography, checked by node:crypto as KSeF would', () => {
+  it('the token travels as RSA-OAEP(SHA-256) of token|timestampMs; the session key likewise; the invoice is AES-256-CBC under it', () => {
+    const key = ministryKeyOf(publicPem);
+    const token = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(encryptKsefToken(key, 'tok-1', 1764150000123), 'base64'));
+    expect(token.toString()).toBe('tok-1|1764150000123');
+    const session = newSessionKey();
+    expect([session.key.length, session.iv.length]).toEqual([32, 16]);
+    const wrapped = rsaOaepEncrypt(key, session.key);
+    expect(privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, wrapped).equals(session.key)).toBe(true);
+    const plain = Buffer.from('<Faktura/>'.repeat(7));
+    const enc = encryptInvoice(session, plain);
+    expect(enc.length % 16).toBe(0);
+    const d = createDecipheriv('aes-256-cbc', session.key, session.iv);
+    expect(Buffer.concat([d.update(enc), d.final()]).equals(plain)).toBe(true);
+  });
+
+  it('KOD I is <qr>/invoice/{NIP}/{DD-MM-YYYY}/{SHA-256 base64url}, as kody-qr.md shows', () => {
+    // kody-qr.md's own example: 01-02-2026, NIP 1111111111, hash UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE.
+    const hash = Buffer.from('UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE', 'base64url').toString('base64');
+    expect(kodIUrl('https://qr-test.ksef.mf.gov.pl/', '1111111111', '2026-02-01', hash)).toBe('https://qr-test.ksef.mf.gov.pl/invoice/1111111111/01-02-2026/UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE');
+  });
+});
