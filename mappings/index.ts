@@ -12,7 +12,7 @@ export type { JsonLocation } from './json/finding-paths.ts';
 export { PEPPOL_BIS3_TEMPLATE, FR_CTC_TEMPLATE } from './json/templates.ts';
 export type { Template, CustomFieldDefinition, SlotUse } from './json/templates.ts';
 export { canonicalToUbl } from './ubl-2.1/from-canonical.ts';
-export { peppolIdFromVat, parsePeppolId, ICD_BY_VAT_PREFIX } from './identifiers/peppol-id.ts';
+export { peppolIdFromVat, parsePeppolId, countryOfPeppolId, ICD_BY_VAT_PREFIX } from './identifiers/peppol-id.ts';
 export { isValidVatNumber, countryOfVat } from './identifiers/vat.ts';
 export { isValidIban } from './identifiers/iban.ts';
 export { ublToCanonical, ublTreeToCanonical } from './ubl-2.1/to-canonical.ts';

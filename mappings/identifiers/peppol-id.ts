@@ -104,6 +104,20 @@ export function parsePeppolId(id: string): { scheme: string; identifier: string 
 }
 
 /**
+ * The country a Peppol id names, when its scheme is one of a single country's (the ICD table above:
+ * 9945 Polish VAT, 0208 Belgian enterprise number, 0009 SIREN …) or, for a scheme two countries share
+ * (9932: GB and XI), when the identifier starts with the country's VAT prefix. Routing uses it to put
+ * a country's own connector (its tax platform) first.
+ */
+export function countryOfPeppolId(id: string): string | undefined {
+  const parsed = parsePeppolId(id);
+  if (!parsed) return undefined;
+  const countries = Object.entries(ICD_BY_VAT_PREFIX).filter(([, rule]) => rule.scheme === parsed.scheme).map(([country]) => country);
+  if (countries.length === 1) return countries[0];
+  return countries.find((c) => parsed.identifier.toUpperCase().startsWith(c));
+}
+
+/**
  * The identifiers one participant goes by (Policy for use of identifiers 4.4 and the French
  * addressing rules): a Belgian company is registered under 0208 (its enterprise number) and also
  * found under 9925 (its VAT number); a French one under 0009 with its SIREN, also found under 0002

@@ -17,7 +17,7 @@ import { validate } from '../validation/validation.contract.ts';
 import { candidateConnectors, discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
 import type { CheckResult, Participant } from '../../adapters/sdk/index.ts';
-import { rawDeposit, detectFormat, parseRecipient, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
+import { rawDeposit, detectFormat, parseRecipient, countryOfPeppolId, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
@@ -197,7 +197,9 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal): P
   }
   if (parsed.recipientRouting?.addressingSuffix) participant.addressingSuffix = parsed.recipientRouting.addressingSuffix;
   const manifests = registeredManifests(ctx.broker);
-  const candidates = candidateConnectors(manifests, { livemode: auth.livemode, country: participant.country ?? null, documentType: p.type });
+  // A Peppol id that names its country (9945:PL…) puts that country's own connector first: its tax platform clears the document.
+  const routingCountry = participant.country ?? (participant.peppolId ? countryOfPeppolId(participant.peppolId) : undefined);
+  const candidates = candidateConnectors(manifests, { livemode: auth.livemode, country: routingCountry ?? null, documentType: p.type });
   const shown = participant.peppolId ?? participant.companyId ?? p.to!;
   if (!candidates.length) {
     if (auth.livemode) {
@@ -286,7 +288,8 @@ export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Prom
   try {
     await em.transactional(async (tx) => {
       if (sellerKey) {
-        const existing = await tx.findOne(Document, { organizationId: auth.organizationId, livemode: auth.livemode, sellerKey, type: p.type, number: artefact.number, direction: 'outgoing' });
+        // An invoice a tax authority refused was never issued: its number is free (as the unique index says).
+        const existing = await tx.findOne(Document, { organizationId: auth.organizationId, livemode: auth.livemode, sellerKey, type: p.type, number: artefact.number, direction: 'outgoing', $or: [{ clearanceStatus: null }, { clearanceStatus: { $ne: 'rejected' } }] });
         if (existing) throw duplicate(artefact.number!, existing.id);
       }
       const lifecycle: LifecycleEntry[] = [];

@@ -12,7 +12,8 @@
  * - `GET /sessions/{ref}/invoices/{inv}`: 150 while the processing delay runs, then 200 with the KSeF
  *   number, or 435 (cannot decrypt), 450 (not valid against the FA(3) schema, the errors in details),
  *   410 (the seller's NIP is not the authenticated context's), 440 (duplicate: that seller's number
- *   already has a KSeF number); `GET …/upo`: the invoice's UPO (unsigned here).
+ *   and invoice kind already have a KSeF number), 450 also for an issue date (P_1) later than the
+ *   day it is taken (weryfikacja-faktury.md); `GET …/upo`: the invoice's UPO (unsigned here).
  * - `POST /invoices/query/metadata` (Subject1/Subject2 by permanent-storage date, pageOffset/pageSize
  *   10–250, hasMore) and `GET /invoices/ksef/{ksefNumber}`: the repository, where `addIncoming` puts
  *   invoices other sellers addressed to a buyer's NIP.
@@ -201,6 +202,12 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
     }
     const f = factsOf(xml);
     inv.invoiceNumber = f.invoiceNumber;
+    // weryfikacja-faktury.md, "Walidacja dat": P_1 may not be later than the day KSeF takes the document.
+    const today = new Date().toISOString().slice(0, 10);
+    if (f.issueDate > today) {
+      inv.status = { code: 450, description: 'Błąd weryfikacji semantyki dokumentu faktury', details: [`Data wystawienia faktury (P_1) ${f.issueDate} jest późniejsza niż data przyjęcia dokumentu do systemu KSeF (${today})`] };
+      return;
+    }
     if (f.sellerNip !== inv.contextNip) {
       inv.status = { code: 410, description: 'Nieprawidłowy zakres uprawnień', details: [`Podmiot1 NIP ${f.sellerNip} nie jest kontekstem sesji (${inv.contextNip})`] };
       return;
