@@ -103,6 +103,9 @@ export function parsePeppolId(id: string): { scheme: string; identifier: string 
   return { scheme: m[1], identifier: m[2] };
 }
 
+/** Schemes used worldwide even where one country's VAT rule maps to them (GLN: New Zealand's NZBN is one). */
+const GLOBAL_SCHEMES: ReadonlySet<string> = new Set(['0088']);
+
 /**
  * The country a Peppol id names, when its scheme is one of a single country's (the ICD table above:
  * 9945 Polish VAT, 0208 Belgian enterprise number, 0009 SIREN …) or, for a scheme two countries share
@@ -111,7 +114,7 @@ export function parsePeppolId(id: string): { scheme: string; identifier: string 
  */
 export function countryOfPeppolId(id: string): string | undefined {
   const parsed = parsePeppolId(id);
-  if (!parsed) return undefined;
+  if (!parsed || GLOBAL_SCHEMES.has(parsed.scheme)) return undefined;
   const countries = Object.entries(ICD_BY_VAT_PREFIX).filter(([, rule]) => rule.scheme === parsed.scheme).map(([country]) => country);
   if (countries.length === 1) return countries[0];
   return countries.find((c) => parsed.identifier.toUpperCase().startsWith(c));
