@@ -44,8 +44,31 @@ function submissionOf(messageId: string): Submission | undefined {
 
 const rejected = (errorCode: string, errorMessage: string) => ({ outcome: 'rejected' as const, errorCode, errorMessage });
 
+/** Corrected invoices looked up in KSeF at most, per correction. */
+const MAX_CORRECTED_LOOKUPS = 20;
+
+/**
+ * The KSeF numbers of the invoices a correction corrects (BG-3), as KSeF's records give them: the
+ * seller's own invoices (`Subject1`) with that number issued that day. One KSeF does not know was
+ * issued outside it (`NrKSeFN`). A query KSeF does not answer is transient: better later than a
+ * correction naming the wrong kind of original.
+ */
+async function correctedKsefNumbers(invoice: CanonicalInvoiceLike, host: ConnectorHost): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  for (const p of (invoice.precedingInvoices ?? []).slice(0, MAX_CORRECTED_LOOKUPS)) {
+    if (!p.issueDate || !/^\d{4}-\d{2}-\d{2}$/.test(p.issueDate) || found[p.number]) continue;
+    const res = await authorised(host, 'POST', '/invoices/query/metadata?sortOrder=Asc&pageOffset=0&pageSize=10', {
+      json: { subjectType: 'Subject1', invoiceNumber: p.number, dateRange: { dateType: 'Issue', from: `${p.issueDate}T00:00:00Z`, to: `${p.issueDate}T23:59:59Z` } },
+    });
+    if (res.status !== 200) throw failure(res, `the search for corrected invoice ${p.number}`);
+    const match = jsonOf<{ invoices?: Array<{ ksefNumber?: string; invoiceNumber?: string }> }>(res)?.invoices?.find((i) => i.invoiceNumber === p.number && i.ksefNumber);
+    if (match?.ksefNumber) found[p.number] = match.ksefNumber;
+  }
+  return found;
+}
+
 /** The FA(3) XML of the message's invoice, or why it cannot be one. */
-function fa3Of(msg: OutboundMessage, host: ConnectorHost): { xml: string; invoice: CanonicalInvoiceLike } | { error: SendResult } {
+async function fa3Of(msg: OutboundMessage, host: ConnectorHost): Promise<{ xml: string; invoice: CanonicalInvoiceLike } | { error: SendResult }> {
   if (msg.type !== 'invoice' && msg.type !== 'credit-note') {
     return { error: rejected('KSEF_UNSUPPORTED_TYPE', `KSeF clears invoices and corrections (faktury korygujące), not ${msg.type} documents`) };
   }
@@ -53,8 +76,10 @@ function fa3Of(msg: OutboundMessage, host: ConnectorHost): { xml: string; invoic
   if (!invoice?.seller || !invoice.lines) {
     return { error: rejected('KSEF_NOT_STRUCTURED', 'KSeF takes structured invoices (FA(3)); this document has no structured invoice to map (send it as JSON, UBL or CII)') };
   }
+  const corrected = invoice.precedingInvoices?.length && (invoice.kind === 'credit-note' || invoice.typeCode === '381' || invoice.typeCode === '384')
+    ? await correctedKsefNumbers(invoice, host) : {};
   try {
-    const xml = host.translators.canonicalToFa3(invoice, { createdAt: host.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), systemInfo: 'einvoicing exchange (pl-ksef)' });
+    const xml = host.translators.canonicalToFa3(invoice, { createdAt: host.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), systemInfo: 'einvoicing exchange (pl-ksef)', correctedKsefNumbers: corrected });
     return { xml, invoice };
   } catch (err) {
     const e = err as Error & { code?: string; details?: Array<{ field: string; message: string }> };
@@ -69,7 +94,7 @@ async function submit(msg: OutboundMessage, host: ConnectorHost): Promise<SendRe
   if (msg.livemode !== (env === 'prod')) {
     return rejected('KSEF_WRONG_ENVIRONMENT', `a ${msg.livemode ? 'live' : 'test'} invoice is not sent to KSeF's ${env} environment (${msg.livemode ? 'use a test key' : 'live keys clear with production'})`);
   }
-  const built = fa3Of(msg, host);
+  const built = await fa3Of(msg, host);
   if ('error' in built) return built.error;
   const plain = Buffer.from(built.xml, 'utf8');
   if (plain.length > MAX_INVOICE_BYTES) return rejected('KSEF_TOO_LARGE', `the FA(3) file is ${plain.length} bytes; KSeF's interactive session takes at most ${MAX_INVOICE_BYTES}`);

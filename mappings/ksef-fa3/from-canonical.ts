@@ -17,7 +17,16 @@ export interface Fa3Options {
   createdAt: string;
   /** `Naglowek/SystemInfo`: the producing system's name. */
   systemInfo?: string;
+  /**
+   * KSeF numbers of corrected invoices by their seller number (BT-25), as KSeF knows them: a correction
+   * names a corrected invoice cleared in KSeF by its KSeF number (`NrKSeFFaKorygowanej`), one issued
+   * outside KSeF with `NrKSeFN`.
+   */
+  correctedKsefNumbers?: Readonly<Record<string, string>>;
 }
+
+/** A KSeF number (TNumerKSeF, for a NIP seller): `{NIP}-{YYYYMMDD}-{6 hex}[-]{6 hex}-{2 hex}`. */
+const KSEF_NUMBER = /^[1-9]((\d[1-9])|([1-9]\d))\d{7}-(20[2-9]\d|2[1-9]\d{2}|[3-9]\d{3})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])-[0-9A-F]{6}-?[0-9A-F]{6}-[0-9A-F]{2}$/;
 
 /** Largest line count FA(3) takes (FaWiersz maxOccurs). */
 const MAX_LINES = 10_000;
@@ -275,10 +284,12 @@ export function canonicalToFa3(c: CanonicalInvoice, options: Fa3Options): string
         w.el('DaneFaKorygowanej', () => {
           w.leaf('DataWystFaKorygowanej', p.issueDate);
           w.leaf('NrFaKorygowanej', text(issues, `precedingInvoices[${i}].number`, p.number, TEXT_256));
-          // BT-25 carries the seller's number; a KSeF number written there is the corrected invoice's KSeF id.
-          if (/^\d{10}-\d{8}-[0-9A-F]{6}-?[0-9A-F]{6}-[0-9A-F]{2}$/.test(p.number)) {
+          // BT-25 carries the seller's number; its KSeF number comes from the caller (KSeF's own records),
+          // or BT-25 is itself a KSeF number.
+          const ksefNumber = options.correctedKsefNumbers?.[p.number] ?? (KSEF_NUMBER.test(p.number) ? p.number : undefined);
+          if (ksefNumber && KSEF_NUMBER.test(ksefNumber)) {
             w.leaf('NrKSeF', '1');
-            w.leaf('NrKSeFFaKorygowanej', p.number);
+            w.leaf('NrKSeFFaKorygowanej', ksefNumber);
           } else {
             w.leaf('NrKSeFN', '1');
           }

@@ -2,7 +2,7 @@
  * The pl-ksef connector against the KSeF 2.0 simulator on 127.0.0.1, through the platform's own HTTP
  * client (services/connectors/http-client.ts): token authentication (the simulator decrypts the token
  * with its private key), an encrypted interactive session, the status while KSeF processes, the KSeF
- * number, UPO and KOD I once cleared; KSeF's rejections (450 not schema-valid, 410 another NIP's
+ * number, UPO and KOD I once cleared; a correction naming its original by KSeF number; KSeF's rejections (450 not schema-valid, 410 another NIP's
  * invoice, 440 duplicate), a refused token, throttling (429 → transient, or pending after Retry-After),
  * an expired access token (refreshed), the pending bound (KSEF_TIMEOUT); and the inbox poller fetching
  * the invoices addressed to our NIP page by page, accepted once each.
@@ -124,6 +124,23 @@ describe('pl-ksef ↔ KSeF simulator: clearance', () => {
     const again = await settle(host, ((await plKsef.send(messageOf(invoice), host)) as { messageId: string }).messageId);
     const ksefNumber = (first.result as { clearance: { authorityId: string } }).clearance.authorityId;
     expect(again.result).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF:440', errorMessage: expect.stringContaining(ksefNumber) });
+  });
+
+  it('a correction names the corrected invoice by the KSeF number KSeF gave it, and clears', async () => {
+    const original = polishInvoice({ number: `FV/INT/${++seq}` });
+    const cleared = await settle(host, ((await plKsef.send(messageOf(original), host)) as { messageId: string }).messageId);
+    const ksefNumber = (cleared.result as { clearance: { authorityId: string } }).clearance.authorityId;
+    const correction = polishInvoice({
+      kind: 'credit-note', typeCode: '381', number: `KOR/INT/${seq}`, notes: [{ text: 'Rabat posprzedażowy' }],
+      precedingInvoices: [{ number: original.number, issueDate: original.issueDate }, { number: 'FV/PAPER/1', issueDate: '2026-01-05' }],
+    });
+    const sent = await plKsef.send(messageOf(correction), host);
+    const inv = ksef.invoices.get((sent as { messageId: string }).messageId.split('/')[1]!)!;
+    expect(inv.xml).toContain(`<NrFaKorygowanej>${original.number}</NrFaKorygowanej><NrKSeF>1</NrKSeF><NrKSeFFaKorygowanej>${ksefNumber}</NrKSeFFaKorygowanej>`);
+    expect(inv.xml).toContain('<NrFaKorygowanej>FV/PAPER/1</NrFaKorygowanej><NrKSeFN>1</NrKSeFN>');
+    const { result } = await settle(host, (sent as { messageId: string }).messageId);
+    expect(result).toMatchObject({ outcome: 'delivered', clearance: { status: 'cleared' } });
+    expect(ksef.repository.find((r) => r.invoiceNumber === correction.number)?.invoiceType).toBe('Kor');
   });
 
   it('429 with Retry-After: a send is transient (the platform re-sends), a status read stays pending for Retry-After', async () => {

@@ -14,7 +14,7 @@
  *   410 (the seller's NIP is not the authenticated context's), 440 (duplicate: that seller's number
  *   and invoice kind already have a KSeF number), 450 also for an issue date (P_1) later than the
  *   day it is taken (weryfikacja-faktury.md); `GET …/upo`: the invoice's UPO (unsigned here).
- * - `POST /invoices/query/metadata` (Subject1/Subject2 by permanent-storage date, pageOffset/pageSize
+ * - `POST /invoices/query/metadata` (Subject1/Subject2, by issue or permanent-storage date, invoiceNumber, pageOffset/pageSize
  *   10–250, hasMore) and `GET /invoices/ksef/{ksefNumber}`: the repository, where `addIncoming` puts
  *   invoices other sellers addressed to a buyer's NIP.
  * - Throttling: `throttleNext(n, seconds)` answers the next n requests 429 with Retry-After; 401
@@ -394,9 +394,12 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
       const from = Date.parse(body.dateRange?.from ?? '');
       if ((subject !== 'Subject1' && subject !== 'Subject2') || !Number.isFinite(from)) return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['subjectType and dateRange.from are required']);
       const to = body.dateRange?.to ? Date.parse(body.dateRange.to) : Infinity;
+      // dateType Issue compares the issue date (P_1, a day); Invoicing and PermanentStorage the storage time here.
+      const dateOf = (s: StoredInvoice) => (body.dateRange?.dateType === 'Issue' ? Date.parse(`${s.issueDate}T12:00:00Z`) : Date.parse(s.permanentStorageDate));
       const all = sim.repository
         .filter((s) => (subject === 'Subject1' ? s.sellerNip === nip : s.buyerNip === nip))
-        .filter((s) => Date.parse(s.permanentStorageDate) >= from && Date.parse(s.permanentStorageDate) <= to)
+        .filter((s) => dateOf(s) >= from && dateOf(s) <= to)
+        .filter((s) => body.invoiceNumber === undefined || s.invoiceNumber === body.invoiceNumber)
         .sort((a, b) => a.permanentStorageDate.localeCompare(b.permanentStorageDate));
       const page = all.slice(pageOffset * pageSize, (pageOffset + 1) * pageSize);
       return send(200, {

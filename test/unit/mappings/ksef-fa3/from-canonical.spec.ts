@@ -50,6 +50,11 @@ describe('canonical → FA(3)', () => {
     expect(xml).toContain('<P_13_1>-1000.00</P_13_1><P_14_1>-230.00</P_14_1>');
     expect(xml).toContain('<P_15>-1551.00</P_15>');
     expect(xml).toContain('<P_8B>-10</P_8B>');
+
+    // The KSeF number KSeF gave the corrected invoice, when the caller found it, replaces NrKSeFN.
+    const known = canonicalToFa3(polishInvoice({ kind: 'credit-note', typeCode: '381', number: 'KOR/2', precedingInvoices: [{ number: 'FV/2026/11/001', issueDate: '2026-11-20' }] }), { ...opts, correctedKsefNumbers: { 'FV/2026/11/001': '5260250274-20261120-0100A0D6723E-C2' } });
+    expect(fa3XsdErrors(known)).toEqual([]);
+    expect(known).toContain('<NrFaKorygowanej>FV/2026/11/001</NrFaKorygowanej><NrKSeF>1</NrKSeF><NrKSeFFaKorygowanej>5260250274-20261120-0100A0D6723E-C2</NrKSeFFaKorygowanej>');
   });
 
   it('zero-rated, exempt, reverse-charged and foreign buyers take their FA(3) codes and buckets, all schema-valid', () => {
