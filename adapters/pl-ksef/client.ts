@@ -1,13 +1,15 @@
 /**
  * KSeF 2.0's REST API as the connector uses it: the base URL and environment from the options,
  * authentication with a KSeF token (challenge → token encrypted for the Ministry → reference → access
- * and refresh tokens; the access token refreshed before it expires, a 401 answered by one fresh
- * token and one more try), the Ministry's public keys, and KSeF's answers read into one shape.
+ * and refresh tokens) or with a XAdES-signed AuthTokenRequest (xades.ts) — then the same status and
+ * redemption. The access token is refreshed before it expires, a 401 answered by one fresh
+ * token and one more try; the Ministry's public keys, and KSeF's answers read into one shape.
  * Paths and fields follow CIRFMF/ksef-docs (open-api.json, uwierzytelnianie.md, tokeny-ksef.md).
  */
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { ConnectorError, type ConnectorHost, type HttpResponse } from '../sdk/index.ts';
 import { encryptKsefToken, ministryKeyOf } from './crypto.ts';
+import { authTokenRequest, signXades } from './xades.ts';
 
 /** KSeF's environments: test (TE), pre-production (DEMO), production (PRD); only production is live. */
 export type KsefEnvironment = 'test' | 'demo' | 'prod';
@@ -91,7 +93,7 @@ function timeoutMs(host: ConnectorHost): number {
   return Number(host.config.timeoutMs ?? 30_000);
 }
 
-async function request(host: ConnectorHost, method: string, path: string, options: { bearer?: string; json?: unknown; accept?: string } = {}): Promise<HttpResponse> {
+async function request(host: ConnectorHost, method: string, path: string, options: { bearer?: string; json?: unknown; xml?: string; accept?: string } = {}): Promise<HttpResponse> {
   return host.http.request(`${baseUrl(host)}${path}`, {
     method,
     headers: {
@@ -99,10 +101,19 @@ async function request(host: ConnectorHost, method: string, path: string, option
       'x-request-id': randomUUID(),
       ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
       ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(options.xml !== undefined ? { 'content-type': 'application/xml' } : {}),
     },
     ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
+    ...(options.xml !== undefined ? { body: options.xml } : {}),
     timeoutMs: timeoutMs(host),
   });
+}
+
+/** How the connector authenticates: a KSeF token (default) or an `AuthTokenRequest` signed XAdES with the taxpayer's certificate. */
+export function authMethodOf(host: ConnectorHost): 'token' | 'xades' {
+  const m = String(host.config.authMethod ?? 'token');
+  if (m !== 'token' && m !== 'xades') throw ConnectorError.permanent('KSEF_CONFIG', `authMethod must be token or xades, not ${m}`);
+  return m;
 }
 
 /**
@@ -144,22 +155,26 @@ function tokenOf(info: { token?: string; validUntil?: string } | undefined, now:
 }
 
 /**
- * Token authentication (uwierzytelnianie.md §2.2): challenge, the encrypted `token|timestampMs`, the
- * operation's status until it succeeds (a bounded number of reads), then the tokens redeemed.
- * Failures are transient: a refused KSeF token is the configuration's fault, never the invoice's.
+ * Authentication (uwierzytelnianie.md): challenge; then the encrypted `token|timestampMs` (§2.2) or
+ * the signed AuthTokenRequest (§2.1); the operation's status until it succeeds (a bounded number of
+ * reads), then the tokens redeemed. Failures are transient: a refused token or certificate is the
+ * configuration's fault, never the invoice's.
  */
 async function authenticate(host: ConnectorHost): Promise<{ access: Token; refresh?: Token }> {
-  const keys = await ministryKeys(host);
   const challengeRes = await request(host, 'POST', '/auth/challenge', { json: {} });
   if (challengeRes.status !== 200) throw failure(challengeRes, 'the authentication challenge');
   const challenge = jsonOf<{ challenge?: string; timestampMs?: number; timestamp?: string }>(challengeRes);
   const stamp = challenge?.timestampMs ?? (challenge?.timestamp ? Date.parse(challenge.timestamp) : NaN);
   if (!challenge?.challenge || !Number.isFinite(stamp)) throw ConnectorError.transient('KSEF_AUTH_FAILED', 'KSeF answered the challenge without a challenge or timestamp');
 
-  const token = host.secrets.get('ksefToken').reveal();
-  const init = await request(host, 'POST', '/auth/ksef-token', {
-    json: { challenge: challenge.challenge, contextIdentifier: { type: 'Nip', value: contextNip(host) }, encryptedToken: encryptKsefToken(keys.token, token, stamp) },
-  });
+  const init = authMethodOf(host) === 'xades'
+    // §2.1: the AuthTokenRequest signed with the taxpayer's certificate (the Ministry's key is not used).
+    ? await request(host, 'POST', '/auth/xades-signature', {
+      xml: signXades(authTokenRequest(challenge.challenge, contextNip(host)), host.secrets.get('signingKey').reveal(), String(host.config.certificate ?? '').replace(/\\n/g, '\n'), host.clock.now()),
+    })
+    : await request(host, 'POST', '/auth/ksef-token', {
+      json: { challenge: challenge.challenge, contextIdentifier: { type: 'Nip', value: contextNip(host) }, encryptedToken: encryptKsefToken((await ministryKeys(host)).token, host.secrets.get('ksefToken').reveal(), stamp) },
+    });
   if (init.status !== 202 && init.status !== 200) {
     const ex = exceptionOf(init);
     throw ConnectorError.transient('KSEF_AUTH_FAILED', `KSeF refused the token authentication (HTTP ${init.status}${ex ? `, ${ex.code} ${ex.message}` : ''})`);

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import {
   CONNECTOR_API_VERSION, ConnectorError, type Connector, type ConnectorHost, type OutboundMessage, type SendResult, type StatusRequest, type StatusResult,
 } from '../sdk/index.ts';
-import { authorised, baseUrl, contextNip, environmentOf, exceptionOf, failure, forgetTokens, jsonOf, ministryKeys, qrBaseUrl, retryAfterMs } from './client.ts';
+import { authMethodOf, authorised, baseUrl, contextNip, environmentOf, exceptionOf, failure, forgetTokens, jsonOf, ministryKeys, qrBaseUrl, retryAfterMs } from './client.ts';
 import { encryptInvoice, kodIUrl, newSessionKey, rsaOaepEncrypt, sha256Base64 } from './crypto.ts';
 import { pollInbox } from './inbox.ts';
 
@@ -215,7 +215,10 @@ const plKsef = {
       baseUrl: { type: 'string', description: 'KSeF 2.0 API base URL (https://api-test.ksef.mf.gov.pl/v2, https://api-demo.ksef.mf.gov.pl/v2, https://api.ksef.mf.gov.pl/v2)', required: true },
       environment: { type: 'string', description: 'Which KSeF environment baseUrl is: test, demo or prod (only prod clears live invoices; it picks the QR link host)', default: 'test' },
       nip: { type: 'string', description: 'The NIP the KSeF token authenticates for (the login context; sellers of sent invoices, buyer of fetched ones)', required: true },
-      ksefToken: { type: 'string', description: 'KSeF token (tokeny-ksef.md) with the InvoiceWrite and InvoiceRead permissions', required: true, secret: true },
+      authMethod: { type: 'string', description: 'token (a KSeF token) or xades (an AuthTokenRequest signed with the taxpayer\'s certificate)', default: 'token' },
+      ksefToken: { type: 'string', description: 'KSeF token (tokeny-ksef.md) with the InvoiceWrite and InvoiceRead permissions (authMethod token)', secret: true },
+      certificate: { type: 'string', description: 'The taxpayer\'s certificate, PEM (authMethod xades): a qualified seal with organizationIdentifier VATPL-{NIP}, a qualified signature with serialNumber TINPL-{NIP}, or a KSeF certificate' },
+      signingKey: { type: 'string', description: 'The certificate\'s private key, PEM (authMethod xades)', secret: true },
       publicKey: { type: 'string', description: 'The Ministry\'s public key (PEM certificate or key) for token and session-key encryption; when unset, read from GET /security/public-key-certificates' },
       qrBaseUrl: { type: 'string', description: 'Host of the KOD I verification links (defaults to the environment\'s qr-test / qr-demo / qr.ksef.mf.gov.pl)' },
       timeoutMs: { type: 'number', description: 'Time allowed for one KSeF answer', default: 30000 },
@@ -241,6 +244,9 @@ const plKsef = {
   async start(host: ConnectorHost): Promise<void> {
     environmentOf(host);
     if (!baseUrl(host) || !/^\d{10}$/.test(contextNip(host))) throw ConnectorError.permanent('KSEF_CONFIG', 'pl-ksef needs baseUrl and a 10-digit nip');
+    if (authMethodOf(host) === 'token' ? !host.secrets.has('ksefToken') : !host.config.certificate || !host.secrets.has('signingKey')) {
+      throw ConnectorError.permanent('KSEF_CONFIG', authMethodOf(host) === 'token' ? 'pl-ksef needs the secret ksefToken (authMethod token)' : 'pl-ksef needs certificate and the secret signingKey (authMethod xades)');
+    }
     const every = Number(host.config.inboxPollMs ?? 300_000);
     if (every > 0) host.scheduler.every(every, () => pollInbox(host));
   },

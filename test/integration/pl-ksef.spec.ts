@@ -3,7 +3,7 @@
  * client (services/connectors/http-client.ts): token authentication (the simulator decrypts the token
  * with its private key), an encrypted interactive session, the status while KSeF processes, the KSeF
  * number, UPO and KOD I once cleared; a correction naming its original by KSeF number; KSeF's rejections (450 not schema-valid, 410 another NIP's
- * invoice, 440 duplicate), a refused token, throttling (429 → transient, or pending after Retry-After),
+ * invoice, 440 duplicate), a refused token, XAdES authentication with a company seal (and a seal of another NIP), throttling (429 → transient, or pending after Retry-After),
  * an expired access token (refreshed), the pending bound (KSEF_TIMEOUT); and the inbox poller fetching
  * the invoices addressed to our NIP page by page, accepted once each.
  */
@@ -13,7 +13,7 @@ import { memoryHost, sampleMessage, type MemoryHost } from '../../adapters/sdk/c
 import type { OutboundMessage, StatusResult } from '../../adapters/sdk/index.ts';
 import { canonicalToFa3, fa3ToCanonical } from '../../mappings/index.ts';
 import { createHttpClient, type HttpClient } from '../../services/connectors/http-client.ts';
-import { isValidKsefNumber, startKsefSimulator, type KsefSimulator } from '../support/ksef-simulator.ts';
+import { companySeal, isValidKsefNumber, startKsefSimulator, type KsefSimulator } from '../support/ksef-simulator.ts';
 import { BUYER_NIP, INBOX_NIP, OTHER_NIP, SELLER_NIP, polishInvoice } from '../support/polish-invoice.ts';
 
 const TOKEN = 'ksef-token-of-the-seller-20261120';
@@ -172,6 +172,26 @@ describe('pl-ksef ↔ KSeF simulator: clearance', () => {
     const fetchedKey = hostFor({ publicKey: '' });
     expect((await plKsef.send(messageOf(), fetchedKey)).outcome).toBe('accepted');
     expect(ksef.requests.some((r) => r.path === '/security/public-key-certificates' && r.status === 200)).toBe(true);
+  });
+
+  it('XAdES authentication: the AuthTokenRequest signed with the company seal (verified by xmlsec1 in the simulator) opens the session; a seal of another NIP is refused', async () => {
+    const seal = companySeal(SELLER_NIP, 'Sprzedawca Sp. z o.o.');
+    const xades = { ...memoryHost(directory, { config: { baseUrl: ksef.url, environment: 'test', nip: SELLER_NIP, publicKey: ksef.certPem, authMethod: 'xades', certificate: seal.certPem, statusPollMs: 100, authPollMs: 20 }, secrets: { signingKey: seal.keyPem } }), http };
+    await plKsef.start(xades);
+    const before = ksef.signedAuthRequests.length;
+    const sent = await plKsef.send(messageOf(), xades);
+    expect(sent.outcome).toBe('accepted');
+    expect(ksef.signedAuthRequests.length).toBe(before + 1);
+    expect(ksef.signedAuthRequests.at(-1)).toContain(`<ContextIdentifier><Nip>${SELLER_NIP}</Nip></ContextIdentifier>`);
+    expect((await settle(xades, (sent as { messageId: string }).messageId)).result.outcome).toBe('delivered');
+    expect(xades.logged.join('\n')).not.toContain(seal.keyPem.slice(40, 100));
+
+    const foreign = companySeal(OTHER_NIP, 'Dostawca');
+    const wrong = { ...memoryHost(directory, { config: { baseUrl: ksef.url, environment: 'test', nip: SELLER_NIP, publicKey: ksef.certPem, authMethod: 'xades', certificate: foreign.certPem, authPollMs: 20 }, secrets: { signingKey: foreign.keyPem } }), http };
+    await expect(plKsef.send(messageOf(), wrong)).rejects.toMatchObject({ kind: 'transient', code: 'KSEF_AUTH_FAILED', message: expect.stringContaining(`Certyfikat nie wskazuje NIP ${SELLER_NIP}`) });
+    // A signature made with another key than the certificate's fails xmlsec1's verification.
+    const mismatched = { ...memoryHost(directory, { config: { baseUrl: ksef.url, environment: 'test', nip: SELLER_NIP, authMethod: 'xades', certificate: seal.certPem, authPollMs: 20 }, secrets: { signingKey: foreign.keyPem } }), http };
+    await expect(plKsef.send(messageOf(), mismatched)).rejects.toMatchObject({ code: 'KSEF_AUTH_FAILED', message: expect.stringContaining('Nieprawidłowy podpis') });
   });
 
   /** Sends an FA(3) file as is (to see KSeF's own verdict on a file our mapping would not write). */

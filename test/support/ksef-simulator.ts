@@ -4,7 +4,9 @@
  *
  * - `GET /security/public-key-certificates`: its own certificate (RSA 2048), for token and key encryption.
  * - `POST /auth/challenge`, `POST /auth/ksef-token` (decrypts `token|timestampMs` with its private key:
- *   an unknown token or a stale challenge makes the operation end with status 450), `GET /auth/{ref}`
+ *   an unknown token or a stale challenge makes the operation end with status 450),
+ *   `POST /auth/xades-signature` (the signed AuthTokenRequest verified by xmlsec1, the certificate
+ *   naming the NIP: else 450 too), `GET /auth/{ref}`
  *   (100 on the first read, then 200 or 450), `POST /auth/token/redeem`, `POST /auth/token/refresh`.
  * - `POST /sessions/online` (form code FA (3) / 1-0E, the AES key decrypted with its private key),
  *   `POST /sessions/online/{ref}/invoices` (hashes and sizes checked, the invoice decrypted),
@@ -21,8 +23,13 @@
  *   for an unknown or expired bearer token (`expireAccessTokens()` makes every access token stale).
  */
 import { createDecipheriv, createHash, privateDecrypt, constants, randomBytes, randomUUID, X509Certificate } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import libxml from 'libxmljs2';
+import forge from 'node-forge';
 import { selfSignedCertificate } from './certificates.ts';
 import { fa3XsdErrors } from './ksef-fa3-xsd.ts';
 
@@ -78,6 +85,8 @@ export interface KsefSimulator {
   /** Every request's method and path, in order. */
   requests: Array<{ method: string; path: string; status: number }>;
   processingDelayMs: number;
+  /** Every signed AuthTokenRequest received (XAdES authentication). */
+  signedAuthRequests: string[];
   authentications: number;
   refreshes: number;
   throttleNext(count: number, retryAfterSeconds: number, pathPrefix?: string): void;
@@ -163,6 +172,59 @@ function upoFor(inv: SimInvoice, stored: StoredInvoice): string {
 
 const MAX_BODY = 8 * 1024 * 1024;
 
+/**
+ * A self-signed stand-in for a qualified company seal (the test environment accepts self-made ones):
+ * organizationIdentifier (2.5.4.97) `VATPL-{nip}`, organizationName, commonName, countryName PL.
+ */
+export function companySeal(nip: string, name: string): { certPem: string; keyPem: string } {
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = randomBytes(8).toString('hex').replace(/^[89a-f]/, '1');
+  cert.validity.notBefore = new Date(Date.now() - 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + 30 * 86_400_000);
+  const subject = [{ type: '2.5.4.97', value: `VATPL-${nip}` }, { name: 'organizationName', value: name }, { name: 'commonName', value: name }, { name: 'countryName', value: 'PL' }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
+}
+
+/**
+ * XAdES authentication as KSeF judges it (auth/podpis-xades.md): the enveloped signature verified by
+ * xmlsec1 (an independent verifier) with the certificate of its KeyInfo, the SigningCertificate digest
+ * matching that certificate, a challenge KSeF issued, and the certificate naming the context's NIP
+ * (organizationIdentifier `VATPL-…` of a seal, serialNumber `TINPL-…`/`NIP-…` of a person).
+ */
+function verifyAuthTokenRequest(xml: string, challenges: Map<string, number>): { nip: string; ok: boolean; reason?: string } {
+  const doc = libxml.parseXml(xml, { nonet: true });
+  const text = (xp: string) => (doc.get(xp) as libxml.Element | null)?.text()?.trim();
+  const nip = text('/*[local-name()="AuthTokenRequest"]/*[local-name()="ContextIdentifier"]/*[local-name()="Nip"]') ?? '';
+  const challenge = text('/*[local-name()="AuthTokenRequest"]/*[local-name()="Challenge"]') ?? '';
+  const certB64 = text('//*[local-name()="KeyInfo"]//*[local-name()="X509Certificate"]');
+  const certDigest = text('//*[local-name()="SigningCertificate"]//*[local-name()="DigestValue"]');
+  if (!certB64) return { nip, ok: false, reason: 'Brak certyfikatu w podpisie' };
+  const der = Buffer.from(certB64.replace(/\s/g, ''), 'base64');
+  const cert = new X509Certificate(der);
+  const dir = mkdtempSync(join(tmpdir(), 'ksef-xades-'));
+  try {
+    writeFileSync(join(dir, 'request.xml'), xml);
+    writeFileSync(join(dir, 'cert.pem'), cert.toString());
+    execFileSync('xmlsec1', ['--verify', '--pubkey-cert-pem', join(dir, 'cert.pem'), '--id-attr:Id', 'SignedProperties', join(dir, 'request.xml')], { stdio: 'pipe' });
+  } catch {
+    return { nip, ok: false, reason: 'Nieprawidłowy podpis' };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (certDigest !== createHash('sha256').update(der).digest('base64')) return { nip, ok: false, reason: 'SigningCertificate nie odpowiada certyfikatowi podpisu' };
+  const stamp = challenges.get(challenge);
+  if (stamp === undefined || Date.now() - stamp > 10 * 60_000) return { nip, ok: false, reason: 'Nieprawidłowe wyzwanie autoryzacyjne' };
+  challenges.delete(challenge);
+  const named = /(?:VATPL|TINPL|NIP)-?(\d{10})/.exec(cert.subject)?.[1];
+  if (named !== nip) return { nip, ok: false, reason: `Certyfikat nie wskazuje NIP ${nip}` };
+  return { nip, ok: true };
+}
+
 export async function startKsefSimulator(options: { processingDelayMs?: number } = {}): Promise<KsefSimulator> {
   const { certPem, keyPem } = selfSignedCertificate('KSeF simulator (Ministerstwo Finansów)');
   const certDer = Buffer.from(new X509Certificate(certPem).raw).toString('base64');
@@ -175,7 +237,7 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
 
   const sim: KsefSimulator = {
     url: '', certPem, tokens: new Map(), sessions: new Map(), invoices: new Map(), repository: [], requests: [],
-    processingDelayMs: options.processingDelayMs ?? 200, authentications: 0, refreshes: 0,
+    processingDelayMs: options.processingDelayMs ?? 200, signedAuthRequests: [], authentications: 0, refreshes: 0,
     throttleNext(count, seconds, prefix = '/') { throttle = { count, seconds, prefix }; },
     expireAccessTokens() { for (const v of accessTokens.values()) v.expiresAt = 0; },
     addIncoming(xml) {
@@ -250,7 +312,7 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
     }
     const raw = Buffer.concat(chunks);
     let body: Record<string, any> = {};
-    if (raw.length) {
+    if (raw.length && !(req.headers['content-type'] ?? '').includes('xml')) {
       try { body = JSON.parse(raw.toString('utf8')); } catch { return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['body is not JSON']); }
     }
 
@@ -293,6 +355,17 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
       const ref = referenceNumber('AU', new Date());
       const opToken = randomBytes(24).toString('base64url');
       ops.set(ref, { nip: body.contextIdentifier.value, token, ok, reads: 0, redeemed: false, reason: ok ? undefined : !plain ? 'Nie można odszyfrować tokenu' : !nip ? 'Nieprawidłowy token' : nip !== body.contextIdentifier.value ? 'Token nie dotyczy wskazanego kontekstu' : 'Nieprawidłowe wyzwanie autoryzacyjne' });
+      operationTokens.set(opToken, ref);
+      return send(202, { referenceNumber: ref, authenticationToken: { token: opToken, validUntil: new Date(Date.now() + 15 * 60_000).toISOString() } });
+    }
+    if (req.method === 'POST' && path === '/auth/xades-signature') {
+      const xml = raw.toString('utf8');
+      sim.signedAuthRequests.push(xml);
+      let verdict: { nip: string; ok: boolean; reason?: string };
+      try { verdict = verifyAuthTokenRequest(xml, challenges); } catch { return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['AuthTokenRequest is not readable XML']); }
+      const ref = referenceNumber('AU', new Date());
+      const opToken = randomBytes(24).toString('base64url');
+      ops.set(ref, { nip: verdict.nip, token: '', ok: verdict.ok, reads: 0, redeemed: false, ...(verdict.reason ? { reason: verdict.reason } : {}) });
       operationTokens.set(opToken, ref);
       return send(202, { referenceNumber: ref, authenticationToken: { token: opToken, validUntil: new Date(Date.now() + 15 * 60_000).toISOString() } });
     }

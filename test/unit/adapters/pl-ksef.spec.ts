@@ -1,12 +1,19 @@
 /**
  * The pl-ksef connector against the SDK's contract suite (in-memory host, no network: a send is a
- * rejection before any call or a transient outcome), what it refuses before the network, and the
- * KOD I link and cryptography checked with node:crypto as the other side.
+ * rejection before any call or a transient outcome), what it refuses before the network, the
+ * KOD I link and cryptography checked with node:crypto as the other side, and the XAdES-signed
+ * AuthTokenRequest verified by xmlsec1.
  */
-import { constants, createDecipheriv, generateKeyPairSync, privateDecrypt } from 'node:crypto';
+import { X509Certificate, constants, createDecipheriv, createHash, generateKeyPairSync, privateDecrypt } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
 import plKsef from '../../../adapters/pl-ksef/pl-ksef.connector.ts';
 import { encryptInvoice, encryptKsefToken, kodIUrl, ministryKeyOf, newSessionKey, rsaOaepEncrypt } from '../../../adapters/pl-ksef/crypto.ts';
+import { authTokenRequest, signXades } from '../../../adapters/pl-ksef/xades.ts';
+import { companySeal } from '../../support/ksef-simulator.ts';
 import { SELLER_NIP, polishInvoice } from '../../support/polish-invoice.ts';
 
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -45,8 +52,11 @@ describe('pl-ksef before the network', () => {
     expect(await plKsef.status({ messageId: 'not-ours', livemode: false }, host())).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF_UNKNOWN_MESSAGE' });
   });
 
-  it('start refuses a configuration without a 10-digit NIP', async () => {
+  it('start refuses a configuration without a 10-digit NIP, or without what its authentication method needs', async () => {
     await expect(plKsef.start(host({ nip: '123' }))).rejects.toMatchObject({ code: 'KSEF_CONFIG' });
+    await expect(plKsef.start(host({ authMethod: 'xades' }))).rejects.toMatchObject({ code: 'KSEF_CONFIG', message: expect.stringContaining('signingKey') });
+    await expect(plKsef.start(host({ authMethod: 'password' }))).rejects.toMatchObject({ code: 'KSEF_CONFIG' });
+    await expect(plKsef.start(memoryHost(directory, { config, secrets: {} }))).rejects.toMatchObject({ code: 'KSEF_CONFIG', message: expect.stringContaining('ksefToken') });
   });
 });
 
@@ -70,5 +80,34 @@ describe('pl-ksef cryptography, checked by node:crypto as KSeF would', () => {
     // kody-qr.md's own example: 01-02-2026, NIP 1111111111, hash UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE.
     const hash = Buffer.from('UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE', 'base64url').toString('base64');
     expect(kodIUrl('https://qr-test.ksef.mf.gov.pl/', '1111111111', '2026-02-01', hash)).toBe('https://qr-test.ksef.mf.gov.pl/invoice/1111111111/01-02-2026/UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE');
+  });
+});
+
+describe('pl-ksef XAdES authentication request, verified by xmlsec1', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pl-ksef-xades-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const seal = companySeal(SELLER_NIP, 'Sprzedawca Sp. z o.o.');
+  const verify = (xml: string) => {
+    writeFileSync(join(dir, 'req.xml'), xml);
+    writeFileSync(join(dir, 'cert.pem'), seal.certPem);
+    try {
+      execFileSync('xmlsec1', ['--verify', '--pubkey-cert-pem', join(dir, 'cert.pem'), '--id-attr:Id', 'SignedProperties', join(dir, 'req.xml')], { stdio: 'pipe' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('the AuthTokenRequest is signed enveloped XAdES-BES: xmlsec1 verifies both references; SigningCertificate is the certificate\'s SHA-256', () => {
+    const signed = signXades(authTokenRequest('20250604-CR-461EA5B000-537A6BA15D-D7', SELLER_NIP), seal.keyPem, seal.certPem, new Date('2026-11-20T10:00:00Z'));
+    expect(verify(signed)).toBe(true);
+    expect(signed).toContain(`<AuthTokenRequest xmlns="http://ksef.mf.gov.pl/auth/token/2.0"><Challenge>20250604-CR-461EA5B000-537A6BA15D-D7</Challenge><ContextIdentifier><Nip>${SELLER_NIP}</Nip></ContextIdentifier><SubjectIdentifierType>certificateSubject</SubjectIdentifierType>`);
+    expect(signed).toContain('<ds:Reference URI="#SignedProperties" Type="http://uri.etsi.org/01903#SignedProperties">');
+    expect(signed).toContain('<xades:SigningTime>2026-11-20T10:00:00Z</xades:SigningTime>');
+    const der = Buffer.from(new X509Certificate(seal.certPem).raw);
+    expect(signed).toContain(`>${createHash('sha256').update(der).digest('base64')}</ds:DigestValue></xades:CertDigest>`);
+    // Changing the signed content, or the signed properties, breaks it.
+    expect(verify(signed.replace(`<Nip>${SELLER_NIP}</Nip>`, '<Nip>7740001454</Nip>'))).toBe(false);
+    expect(verify(signed.replace('2026-11-20T10:00:00Z</xades:SigningTime>', '2026-11-21T10:00:00Z</xades:SigningTime>'))).toBe(false);
   });
 });
