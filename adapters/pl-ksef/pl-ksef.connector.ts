@@ -4,7 +4,8 @@
  *
  * Send (capability clearance): the canonical invoice becomes FA(3) (mappings/ksef-fa3); an
  * interactive session is opened with a fresh AES-256 key encrypted for the Ministry, the invoice goes
- * encrypted with its hashes and sizes, the session is closed. KSeF verifies asynchronously, so send
+ * encrypted with its hashes and sizes, the session is closed — or, with `batchWindowMs`, the
+ * invoices of a window go together in a batch session (batch.ts). KSeF verifies asynchronously, so send
  * answers `accepted` and `status` reads the invoice's processing code: 100/150 pending, 200 cleared
  * (the KSeF number is the authority id, the UPO the receipt, the KOD I link the QR), 4xx/5xx rejected
  * with KSeF's code (`KSEF:450` a document KSeF's schema or semantics refuse, `KSEF:410` a seller
@@ -21,6 +22,7 @@ import {
 } from '../sdk/index.ts';
 import { authMethodOf, authorised, baseUrl, contextNip, environmentOf, exceptionOf, failure, forgetTokens, jsonOf, ministryKeys, qrBaseUrl, retryAfterMs } from './client.ts';
 import { encryptInvoice, kodIUrl, newSessionKey, rsaOaepEncrypt, sha256Base64 } from './crypto.ts';
+import { enqueue } from './batch.ts';
 import { pollInbox } from './inbox.ts';
 
 /** Largest FA(3) file we submit: KSeF's interactive limit is 1 MB without attachments (limity.md). */
@@ -28,6 +30,9 @@ const MAX_INVOICE_BYTES = 1_000_000;
 
 /** The canonical EN 16931 invoice, as the platform's translators take it. */
 type CanonicalInvoiceLike = Parameters<ConnectorHost['translators']['canonicalToFa3']>[0];
+
+/** The invoice part of a batch message id: the file's name in the archive, not yet a KSeF reference. */
+const BATCH_FILE = 'file:';
 
 /** What a message id carries, so `status` needs no state of ours: `{session}/{invoice}/{P_1}/{submitted at, ms}`. */
 interface Submission { session: string; invoice: string; issueDate: string; submittedAt: number }
@@ -99,6 +104,14 @@ async function submit(msg: OutboundMessage, host: ConnectorHost): Promise<SendRe
   const plain = Buffer.from(built.xml, 'utf8');
   if (plain.length > MAX_INVOICE_BYTES) return rejected('KSEF_TOO_LARGE', `the FA(3) file is ${plain.length} bytes; KSeF's interactive session takes at most ${MAX_INVOICE_BYTES}`);
 
+  if (Number(host.config.batchWindowMs ?? 0) > 0) {
+    // Batch: the file travels in the window's archive; its name there is what the status looks for.
+    const fileName = `${msg.documentId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 90)}.xml`;
+    const sessionRef = await enqueue(host, { fileName, xml: plain }, host.translators.FA3_FORM_CODE);
+    const submittedAt = host.clock.now().getTime();
+    return { outcome: 'accepted', messageId: messageIdOf({ session: sessionRef, invoice: `${BATCH_FILE}${fileName}`, issueDate: built.invoice.issueDate, submittedAt }), checkAfterMs: checkAfterMs(host) };
+  }
+
   const keys = await ministryKeys(host);
   const session = newSessionKey();
   const open = await authorised(host, 'POST', '/sessions/online', {
@@ -139,6 +152,8 @@ function checkAfterMs(host: ConnectorHost): number {
 }
 
 interface InvoiceStatus {
+  referenceNumber?: string;
+  invoiceFileName?: string;
   ksefNumber?: string;
   invoiceHash?: string;
   acquisitionDate?: string;
@@ -156,15 +171,20 @@ async function follow(req: StatusRequest, host: ConnectorHost): Promise<StatusRe
     return { outcome: 'pending', checkAfterMs: ms };
   };
 
-  const path = `/sessions/${encodeURIComponent(s.session)}/invoices/${encodeURIComponent(s.invoice)}`;
-  const res = await authorised(host, 'GET', path);
+  const batchFile = s.invoice.startsWith(BATCH_FILE) ? s.invoice.slice(BATCH_FILE.length) : undefined;
+  // Interactive: the invoice's own status; batch: the session's list, by the file's name in the archive.
+  const res = batchFile
+    ? await authorised(host, 'GET', `/sessions/${encodeURIComponent(s.session)}/invoices?pageSize=1000`)
+    : await authorised(host, 'GET', `/sessions/${encodeURIComponent(s.session)}/invoices/${encodeURIComponent(s.invoice)}`);
   if (res.status === 429) return pending(retryAfterMs(res));
   if (res.status !== 200) {
     const ex = res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403 ? exceptionOf(res) : undefined;
     if (ex) return rejected(`KSEF:${ex.code}`, `KSeF: ${ex.message || ex.code}`);
     return pending();
   }
-  const body = jsonOf<InvoiceStatus>(res);
+  const body = batchFile
+    ? jsonOf<{ invoices?: InvoiceStatus[] }>(res)?.invoices?.find((i) => i.invoiceFileName === batchFile)
+    : jsonOf<InvoiceStatus>(res);
   const code = body?.status?.code;
   if (code === undefined) return pending();
   if (code === 100 || code === 150) return pending();
@@ -176,7 +196,9 @@ async function follow(req: StatusRequest, host: ConnectorHost): Promise<StatusRe
   if (!body?.ksefNumber || !body.invoiceHash) return pending();
 
   // The UPO (urzędowe poświadczenie odbioru), KSeF's official receipt of this invoice.
-  const upo = await authorised(host, 'GET', `${path}/upo`, { accept: 'application/xml' });
+  const invoiceRef = batchFile ? body.referenceNumber : s.invoice;
+  if (!invoiceRef) return pending();
+  const upo = await authorised(host, 'GET', `/sessions/${encodeURIComponent(s.session)}/invoices/${encodeURIComponent(invoiceRef)}/upo`, { accept: 'application/xml' });
   if (upo.status === 429) return pending(retryAfterMs(upo));
   if (upo.status !== 200) return pending();
   const sellerNip = body.ksefNumber.slice(0, 10);
@@ -190,7 +212,8 @@ async function follow(req: StatusRequest, host: ConnectorHost): Promise<StatusRe
       qr: kodIUrl(qrBaseUrl(host), sellerNip, s.issueDate, body.invoiceHash),
       details: {
         sessionReferenceNumber: s.session,
-        invoiceReferenceNumber: s.invoice,
+        invoiceReferenceNumber: invoiceRef,
+        ...(batchFile ? { batchFileName: batchFile } : {}),
         invoiceHash: body.invoiceHash,
         upoSha256: createHash('sha256').update(upo.body).digest('base64'),
         environment: environmentOf(host),
@@ -226,6 +249,8 @@ const plKsef = {
       authPollMs: { type: 'number', description: 'Pause between two reads of a pending authentication', default: 500 },
       statusPollMs: { type: 'number', description: 'Delay before each read of an invoice\'s processing status', default: 2000 },
       maxPendingMs: { type: 'number', description: 'An invoice KSeF has not processed this long after it was sent is rejected (KSEF_TIMEOUT)', default: 3600000 },
+      batchWindowMs: { type: 'number', description: 'Batch submission: invoices sent within this window go in one batch session (0: one interactive session per invoice)', default: 0 },
+      batchMaxInvoices: { type: 'number', description: 'Invoices per batch at most (a full batch goes at once; at most 1000)', default: 100 },
       inboxPollMs: { type: 'number', description: 'How often invoices addressed to our NIP are fetched (0: never)', default: 300000 },
       inboxPageSize: { type: 'number', description: 'Invoices per metadata page (KSeF allows 10 to 250)', default: 100 },
       inboxMaxPages: { type: 'number', description: 'Metadata pages read per poll at most (the rest waits for the next poll)', default: 10 },

@@ -4,7 +4,7 @@
  * with its private key), an encrypted interactive session, the status while KSeF processes, the KSeF
  * number, UPO and KOD I once cleared; a correction naming its original by KSeF number; KSeF's rejections (450 not schema-valid, 410 another NIP's
  * invoice, 440 duplicate), a refused token, XAdES authentication with a company seal (and a seal of another NIP), throttling (429 → transient, or pending after Retry-After),
- * an expired access token (refreshed), the pending bound (KSEF_TIMEOUT); and the inbox poller fetching
+ * an expired access token (refreshed), the pending bound (KSEF_TIMEOUT); batch submission (TarGz); and the inbox poller fetching
  * the invoices addressed to our NIP page by page, accepted once each.
  */
 import { createHash } from 'node:crypto';
@@ -192,6 +192,33 @@ describe('pl-ksef ↔ KSeF simulator: clearance', () => {
     // A signature made with another key than the certificate's fails xmlsec1's verification.
     const mismatched = { ...memoryHost(directory, { config: { baseUrl: ksef.url, environment: 'test', nip: SELLER_NIP, authMethod: 'xades', certificate: seal.certPem, authPollMs: 20 }, secrets: { signingKey: foreign.keyPem } }), http };
     await expect(plKsef.send(messageOf(), mismatched)).rejects.toMatchObject({ code: 'KSEF_AUTH_FAILED', message: expect.stringContaining('Nieprawidłowy podpis') });
+  });
+
+  it('batch: invoices sent within the window travel in one TarGz batch session (unpacked by GNU tar), each followed by its file name; KSeF judges each alone', async () => {
+    const batching = hostFor({ batchWindowMs: 150, batchMaxInvoices: 3 });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const invoices = [polishInvoice({ number: `FV/B/${++seq}` }), polishInvoice({ number: `FV/B/${++seq}` }), polishInvoice({ number: `FV/B/${++seq}`, issueDate: tomorrow })];
+    const batchesBefore = ksef.batches.size;
+    const sent = await Promise.all(invoices.map((i) => plKsef.send(messageOf(i), batching)));
+    expect(sent.map((r) => r.outcome)).toEqual(['accepted', 'accepted', 'accepted']);
+    const ids = sent.map((r) => (r as { messageId: string }).messageId);
+    expect(new Set(ids.map((id) => id.split('/')[0])).size).toBe(1);
+    expect(ids.every((id) => id.split('/')[1]!.startsWith('file:'))).toBe(true);
+    expect(ksef.batches.size).toBe(batchesBefore + 1);
+    const batch = [...ksef.batches.values()].at(-1)!;
+    expect(batch).toMatchObject({ closed: true, count: 3, file: { compressionType: 'TarGz' } });
+
+    const results = await Promise.all(ids.map((id) => settle(batching, id)));
+    expect(results[0]!.result).toMatchObject({ outcome: 'delivered', clearance: { status: 'cleared', details: { batchFileName: expect.stringMatching(/\.xml$/) } } });
+    expect(results[1]!.result).toMatchObject({ outcome: 'delivered' });
+    const numbers = results.slice(0, 2).map((r) => (r.result as { clearance: { authorityId: string } }).clearance.authorityId);
+    expect(new Set(numbers).size).toBe(2);
+    expect(results[2]!.result).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF:450', errorMessage: expect.stringContaining('P_1') });
+
+    // A lone invoice goes when the window ends.
+    const lone = await plKsef.send(messageOf(), batching);
+    expect((await settle(batching, (lone as { messageId: string }).messageId)).result.outcome).toBe('delivered');
+    expect(ksef.batches.size).toBe(batchesBefore + 2);
   });
 
   /** Sends an FA(3) file as is (to see KSeF's own verdict on a file our mapping would not write). */

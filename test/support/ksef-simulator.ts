@@ -11,6 +11,10 @@
  * - `POST /sessions/online` (form code FA (3) / 1-0E, the AES key decrypted with its private key),
  *   `POST /sessions/online/{ref}/invoices` (hashes and sizes checked, the invoice decrypted),
  *   `POST /sessions/online/{ref}/close`.
+ * - `POST /sessions/batch` (Zip or TarGz, parts with their hashes; upload links under `/storage/`,
+ *   PUT without a bearer token), `POST /sessions/batch/{ref}/close` (parts decrypted, the archive
+ *   checked against its hash and unpacked by GNU tar or unzip), `GET /sessions/{ref}/invoices` (the
+ *   session's invoices with their file names).
  * - `GET /sessions/{ref}/invoices/{inv}`: 150 while the processing delay runs, then 200 with the KSeF
  *   number, or 435 (cannot decrypt), 450 (not valid against the FA(3) schema, the errors in details),
  *   410 (the seller's NIP is not the authenticated context's), 440 (duplicate: that seller's number
@@ -24,7 +28,7 @@
  */
 import { createDecipheriv, createHash, privateDecrypt, constants, randomBytes, randomUUID, X509Certificate } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +39,8 @@ import { fa3XsdErrors } from './ksef-fa3-xsd.ts';
 
 export interface SimInvoice {
   referenceNumber: string;
+  /** Its file's name in a batch archive. */
+  invoiceFileName?: string;
   sessionReferenceNumber: string;
   ordinalNumber: number;
   contextNip: string;
@@ -71,6 +77,11 @@ export interface StoredInvoice {
 }
 
 interface Session { nip: string; key: Buffer; iv: Buffer; closed: boolean; count: number }
+interface BatchSession extends Session {
+  file: { fileSize: number; fileHash: string; compressionType: string };
+  parts: Array<{ ordinalNumber: number; fileSize: number; fileHash: string }>;
+  uploaded: Map<number, Buffer>;
+}
 interface AuthOp { nip: string; token: string; ok: boolean; reads: number; redeemed: boolean; reason?: string }
 
 export interface KsefSimulator {
@@ -80,6 +91,7 @@ export interface KsefSimulator {
   /** KSeF tokens it accepts, with the NIP each authenticates for. */
   tokens: Map<string, string>;
   sessions: Map<string, Session>;
+  batches: Map<string, BatchSession>;
   invoices: Map<string, SimInvoice>;
   repository: StoredInvoice[];
   /** Every request's method and path, in order. */
@@ -236,7 +248,7 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
   let throttle: { count: number; seconds: number; prefix: string } | undefined;
 
   const sim: KsefSimulator = {
-    url: '', certPem, tokens: new Map(), sessions: new Map(), invoices: new Map(), repository: [], requests: [],
+    url: '', certPem, tokens: new Map(), sessions: new Map(), batches: new Map(), invoices: new Map(), repository: [], requests: [],
     processingDelayMs: options.processingDelayMs ?? 200, signedAuthRequests: [], authentications: 0, refreshes: 0,
     throttleNext(count, seconds, prefix = '/') { throttle = { count, seconds, prefix }; },
     expireAccessTokens() { for (const v of accessTokens.values()) v.expiresAt = 0; },
@@ -288,6 +300,16 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
     inv.status = { code: 200, description: 'Sukces' };
   }
 
+  /** SessionInvoiceStatusResponse of an invoice. */
+  const invoiceStatusOf = (inv: SimInvoice) => ({
+    ordinalNumber: inv.ordinalNumber, referenceNumber: inv.referenceNumber, invoiceHash: inv.invoiceHash,
+    invoicingDate: new Date(inv.receivedAt).toISOString(), invoicingMode: 'Online',
+    ...(inv.invoiceFileName ? { invoiceFileName: inv.invoiceFileName } : {}),
+    ...(inv.invoiceNumber ? { invoiceNumber: inv.invoiceNumber } : {}),
+    ...(inv.ksefNumber ? { ksefNumber: inv.ksefNumber, acquisitionDate: inv.acquisitionDate, permanentStorageDate: inv.acquisitionDate } : {}),
+    status: inv.status ?? { code: 150, description: 'Trwa przetwarzanie' },
+  });
+
   const server = createServer((req, res) => { void handle(req, res); });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -312,7 +334,7 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
     }
     const raw = Buffer.concat(chunks);
     let body: Record<string, any> = {};
-    if (raw.length && !(req.headers['content-type'] ?? '').includes('xml')) {
+    if (raw.length && (req.headers['content-type'] ?? '').includes('json')) {
       try { body = JSON.parse(raw.toString('utf8')); } catch { return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['body is not JSON']); }
     }
 
@@ -325,6 +347,17 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
       const t = accessTokens.get(bearer);
       return t && t.expiresAt > Date.now() ? t.nip : undefined;
     };
+
+    // --- batch part upload: the link KSeF gave is the authorisation (no bearer token) -------------
+    const storage = path.match(/^\/storage\/([^/]+)\/(\d+)$/);
+    if (storage) {
+      const batch = sim.batches.get(storage[1]!);
+      const declared = batch?.parts.find((p) => p.ordinalNumber === Number(storage[2]));
+      if (req.method !== 'PUT' || !batch || !declared || batch.closed) return send(404, { title: 'Not Found', status: 404 });
+      if (raw.length !== declared.fileSize || sha256(raw) !== declared.fileHash) return send(400, { title: 'Bad Request', status: 400, detail: 'the part does not match its declared size and hash' });
+      batch.uploaded.set(declared.ordinalNumber, raw);
+      return send(201);
+    }
 
     // --- keys and authentication -------------------------------------------------------------
     if (req.method === 'GET' && path === '/security/public-key-certificates') {
@@ -435,6 +468,63 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
       sim.invoices.set(ref, inv);
       return send(202, { referenceNumber: ref });
     }
+    if (req.method === 'POST' && path === '/sessions/batch') {
+      const fc = body.formCode ?? {};
+      if (fc.systemCode !== 'FA (3)' || fc.schemaVersion !== '1-0E' || fc.value !== 'FA') return exception(400, 21405, 'Błąd walidacji danych wejściowych.', [`formCode ${JSON.stringify(fc)} is not FA (3) 1-0E FA`]);
+      const file = body.batchFile ?? {};
+      const parts = Array.isArray(file.fileParts) ? file.fileParts : [];
+      if (!['Zip', 'TarGz'].includes(file.compressionType ?? 'Zip') || !parts.length || parts.length > 50) return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['batchFile needs Zip or TarGz and 1–50 parts']);
+      let key: Buffer;
+      try { key = decrypt(String(body.encryption?.encryptedSymmetricKey ?? '')); } catch { return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['encryptedSymmetricKey cannot be decrypted']); }
+      const iv = Buffer.from(String(body.encryption?.initializationVector ?? ''), 'base64');
+      const ref = referenceNumber('SB', new Date());
+      sim.batches.set(ref, { nip, key, iv, closed: false, count: 0, file: { fileSize: file.fileSize, fileHash: file.fileHash, compressionType: file.compressionType ?? 'Zip' }, parts, uploaded: new Map() });
+      const origin = `http://${req.headers.host}`;
+      return send(201, { referenceNumber: ref, partUploadRequests: parts.map((p: { ordinalNumber: number }) => ({ ordinalNumber: p.ordinalNumber, method: 'PUT', url: `${origin}/storage/${ref}/${p.ordinalNumber}`, headers: { 'x-ms-blob-type': 'BlockBlob' } })) });
+    }
+    const closeBatch = path.match(/^\/sessions\/batch\/([^/]+)\/close$/);
+    if (req.method === 'POST' && closeBatch) {
+      const batch = sim.batches.get(closeBatch[1]!);
+      if (!batch || batch.nip !== nip) return exception(400, 21173, 'Brak sesji o wskazanym numerze referencyjnym.');
+      if (batch.parts.some((p) => !batch.uploaded.has(p.ordinalNumber))) return exception(400, 21205, 'Pakiet nie może być pusty.', ['not every declared part was uploaded']);
+      batch.closed = true;
+      const receivedAt = Date.now();
+      let archive: Buffer;
+      try {
+        archive = Buffer.concat(batch.parts.sort((a, b) => a.ordinalNumber - b.ordinalNumber).map((p) => {
+          const d = createDecipheriv('aes-256-cbc', batch.key, batch.iv);
+          return Buffer.concat([d.update(batch.uploaded.get(p.ordinalNumber)!), d.final()]);
+        }));
+      } catch {
+        return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['a part cannot be decrypted']);
+      }
+      if (archive.length !== batch.file.fileSize || sha256(archive) !== batch.file.fileHash) return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['the archive does not match its declared size and hash']);
+      // The archive is read by GNU tar (TarGz) or unzip (Zip): tools of their own, not our writer.
+      const dir = mkdtempSync(join(tmpdir(), 'ksef-batch-'));
+      try {
+        writeFileSync(join(dir, 'package'), archive);
+        mkdirSync(join(dir, 'out'));
+        if (batch.file.compressionType === 'TarGz') execFileSync('tar', ['-xzf', join(dir, 'package'), '-C', join(dir, 'out')], { stdio: 'pipe' });
+        else execFileSync('unzip', ['-q', join(dir, 'package'), '-d', join(dir, 'out')], { stdio: 'pipe' });
+        for (const name of readdirSync(join(dir, 'out')).sort()) {
+          const content = readFileSync(join(dir, 'out', name));
+          const ref = referenceNumber('EE', new Date());
+          sim.invoices.set(ref, { referenceNumber: ref, invoiceFileName: name, sessionReferenceNumber: closeBatch[1]!, ordinalNumber: ++batch.count, contextNip: nip, receivedAt, invoiceHash: sha256(content), xml: content.toString('utf8') });
+        }
+      } catch {
+        return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['the archive cannot be read']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      return send(204);
+    }
+    const sessionList = path.match(/^\/sessions\/([^/]+)\/invoices$/);
+    if (req.method === 'GET' && sessionList) {
+      const pageSize = Number(url.searchParams.get('pageSize') ?? 10);
+      if (!Number.isInteger(pageSize) || pageSize < 10 || pageSize > 1000) return exception(400, 21405, 'Błąd walidacji danych wejściowych.', ['pageSize must be 10–1000']);
+      const list = [...sim.invoices.values()].filter((i) => i.sessionReferenceNumber === sessionList[1] && i.contextNip === nip).slice(0, pageSize);
+      return send(200, { invoices: list.map((inv) => { process(inv); return invoiceStatusOf(inv); }) });
+    }
     const close = path.match(/^\/sessions\/online\/([^/]+)\/close$/);
     if (req.method === 'POST' && close) {
       const session = sim.sessions.get(close[1]!);
@@ -451,13 +541,7 @@ export async function startKsefSimulator(options: { processingDelayMs?: number }
         if (!inv.upo) return exception(400, 21178, 'Nie znaleziono UPO dla podanych kryteriów.');
         return send(200, inv.upo, { 'x-ms-meta-hash': sha256(inv.upo) });
       }
-      return send(200, {
-        ordinalNumber: inv.ordinalNumber, referenceNumber: inv.referenceNumber, invoiceHash: inv.invoiceHash,
-        invoicingDate: new Date(inv.receivedAt).toISOString(), invoicingMode: 'Online',
-        ...(inv.invoiceNumber ? { invoiceNumber: inv.invoiceNumber } : {}),
-        ...(inv.ksefNumber ? { ksefNumber: inv.ksefNumber, acquisitionDate: inv.acquisitionDate, permanentStorageDate: inv.acquisitionDate } : {}),
-        status: inv.status ?? { code: 150, description: 'Trwa przetwarzanie' },
-      });
+      return send(200, invoiceStatusOf(inv));
     }
     if (req.method === 'POST' && path === '/invoices/query/metadata') {
       const pageSize = Number(url.searchParams.get('pageSize') ?? 10);
@@ -506,6 +590,10 @@ function withPrefix(sim: KsefSimulator, server: ReturnType<typeof createServer>)
   const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url?.startsWith('/storage/')) {
+      for (const l of listeners) l(req, res);
+      return;
+    }
     if (!req.url?.startsWith('/v2/')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ title: 'Not Found', status: 404 }));
