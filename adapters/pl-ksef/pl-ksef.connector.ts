@@ -16,12 +16,12 @@
  * the buyer (Subject2) stored since the last high-water mark, page by page (bounded), each downloaded
  * by its KSeF number and handed to `host.inbound.accept`; the mark moves only past invoices accepted.
  */
-import { createHash } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
 import {
-  CONNECTOR_API_VERSION, ConnectorError, type Connector, type ConnectorHost, type OutboundMessage, type SendResult, type StatusRequest, type StatusResult,
+  CONNECTOR_API_VERSION, ConnectorError, type Connector, type ConnectorHealth, type ConnectorHost, type OutboundMessage, type SendResult, type StatusRequest, type StatusResult,
 } from '../sdk/index.ts';
 import { authMethodOf, authorised, baseUrl, contextNip, environmentOf, exceptionOf, failure, forgetTokens, jsonOf, ministryKeys, qrBaseUrl, retryAfterMs } from './client.ts';
-import { encryptInvoice, kodIUrl, newSessionKey, rsaOaepEncrypt, sha256Base64 } from './crypto.ts';
+import { encryptInvoice, kodIUrl, ministryKeyOf, newSessionKey, rsaOaepEncrypt, sha256Base64 } from './crypto.ts';
 import { enqueue } from './batch.ts';
 import { pollInbox } from './inbox.ts';
 
@@ -222,6 +222,33 @@ async function follow(req: StatusRequest, host: ConnectorHost): Promise<StatusRe
   };
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * What can be judged without a call: the configured Ministry key and, for XAdES, the taxpayer's
+ * certificate and key (they load, they belong together, the certificate names the NIP and is valid).
+ */
+async function health(host: ConnectorHost): Promise<ConnectorHealth> {
+  try {
+    if (host.config.publicKey) ministryKeyOf(String(host.config.publicKey).replace(/\\n/g, '\n'));
+  } catch (err) {
+    return { status: 'failed', message: `the configured Ministry public key cannot be loaded: ${(err as Error).message}` };
+  }
+  if (authMethodOf(host) !== 'xades') return { status: 'ok', message: `KSeF ${environmentOf(host)} at ${baseUrl(host)}, NIP ${contextNip(host)}, token authentication` };
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(String(host.config.certificate ?? '').replace(/\\n/g, '\n'));
+    if (!cert.checkPrivateKey(createPrivateKey(host.secrets.get('signingKey').reveal()))) return { status: 'failed', message: 'the signing key is not the certificate\'s' };
+  } catch (err) {
+    return { status: 'failed', message: `the XAdES certificate or its key cannot be loaded: ${(err as Error).message}` };
+  }
+  if (!new RegExp(`(VATPL|TINPL|NIP)-?${contextNip(host)}`).test(cert.subject)) return { status: 'failed', message: `the certificate (${cert.subject.replace(/\n/g, ', ')}) does not name NIP ${contextNip(host)}` };
+  const days = Math.floor((new Date(cert.validTo).getTime() - host.clock.now().getTime()) / DAY_MS);
+  if (days < 0) return { status: 'failed', message: `the XAdES certificate expired on ${cert.validTo}` };
+  if (days < 30) return { status: 'warning', message: `the XAdES certificate expires in ${days} days (${cert.validTo}): renew it` };
+  return { status: 'ok', message: `KSeF ${environmentOf(host)} at ${baseUrl(host)}, NIP ${contextNip(host)}, XAdES certificate valid until ${cert.validTo}` };
+}
+
 const plKsef = {
   manifest: {
     id: 'pl-ksef',
@@ -257,6 +284,8 @@ const plKsef = {
       inboxLookbackMs: { type: 'number', description: 'How far back the first poll after a start looks', default: 604800000 },
     },
   },
+
+  health,
 
   async send(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
     return submit(msg, host);

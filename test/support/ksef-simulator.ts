@@ -188,13 +188,13 @@ const MAX_BODY = 8 * 1024 * 1024;
  * A self-signed stand-in for a qualified company seal (the test environment accepts self-made ones):
  * organizationIdentifier (2.5.4.97) `VATPL-{nip}`, organizationName, commonName, countryName PL.
  */
-export function companySeal(nip: string, name: string): { certPem: string; keyPem: string } {
+export function companySeal(nip: string, name: string, validDays = 365): { certPem: string; keyPem: string } {
   const keys = forge.pki.rsa.generateKeyPair(2048);
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = randomBytes(8).toString('hex').replace(/^[89a-f]/, '1');
   cert.validity.notBefore = new Date(Date.now() - 86_400_000);
-  cert.validity.notAfter = new Date(Date.now() + 30 * 86_400_000);
+  cert.validity.notAfter = new Date(Date.now() + validDays * 86_400_000);
   const subject = [{ type: '2.5.4.97', value: `VATPL-${nip}` }, { name: 'organizationName', value: name }, { name: 'commonName', value: name }, { name: 'countryName', value: 'PL' }];
   cert.setSubject(subject);
   cert.setIssuer(subject);

@@ -60,6 +60,21 @@ describe('pl-ksef before the network', () => {
   });
 });
 
+describe('pl-ksef health (no network)', () => {
+  it('ok with a loadable key; warning near the certificate\'s end; failed for a key that does not load, an expired certificate, a signing key not the certificate\'s, a certificate of another NIP', async () => {
+    expect(await plKsef.health(memoryHost(directory, { config, secrets }))).toMatchObject({ status: 'ok', message: expect.stringContaining('token authentication') });
+    expect(await plKsef.health(memoryHost(directory, { config: { ...config, publicKey: '-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----' }, secrets }))).toMatchObject({ status: 'failed' });
+    const seal = companySeal(SELLER_NIP, 'Sprzedawca');
+    const other = companySeal('7740001454', 'Nabywca');
+    const xades = (certificate: string, signingKey: string, inDays = 0) => memoryHost(directory, { config: { ...config, authMethod: 'xades', certificate }, secrets: { signingKey }, now: () => new Date(Date.now() + inDays * 86_400_000) });
+    expect(await plKsef.health(xades(seal.certPem, seal.keyPem))).toMatchObject({ status: 'ok', message: expect.stringContaining('XAdES certificate valid until') });
+    expect(await plKsef.health(xades(seal.certPem, seal.keyPem, 350))).toMatchObject({ status: 'warning', message: expect.stringContaining('renew it') });
+    expect(await plKsef.health(xades(seal.certPem, seal.keyPem, 400))).toMatchObject({ status: 'failed', message: expect.stringContaining('expired') });
+    expect(await plKsef.health(xades(seal.certPem, other.keyPem))).toMatchObject({ status: 'failed', message: expect.stringContaining('not the certificate') });
+    expect(await plKsef.health(xades(other.certPem, other.keyPem))).toMatchObject({ status: 'failed', message: expect.stringContaining(`does not name NIP ${SELLER_NIP}`) });
+  });
+});
+
 describe('pl-ksef cryptography, checked by node:crypto as KSeF would', () => {
   it('the token travels as RSA-OAEP(SHA-256) of token|timestampMs; the session key likewise; the invoice is AES-256-CBC under it', () => {
     const key = ministryKeyOf(publicPem);
