@@ -11,6 +11,10 @@
 import { createHash } from 'node:crypto';
 import type { ConnectorHost, InboundDocument } from '../sdk/index.ts';
 import { authorised, contextNip, environmentOf, jsonOf } from './client.ts';
+import type { Outcome } from './documents.ts';
+
+/** Where the document work runs (host.workers). */
+const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
 /** Largest invoice file we download: KSeF's own limit with attachments is 3 MB. */
 const MAX_DOWNLOAD_BYTES = 4 * 1024 * 1024;
@@ -90,7 +94,9 @@ async function fetchOne(host: ConnectorHost, meta: InvoiceMetadata, livemode: bo
     host.log.warn('pl-ksef: a downloaded invoice does not match its KSeF hash; not stored', { ksefNumber: meta.ksefNumber });
     return false;
   }
-  const doc = inboundDocument(host, meta, res.body, livemode, recipient);
+  const read = await host.workers.run<Outcome<{ normalized: Record<string, unknown>; ubl?: string }>>(DOCUMENTS, 'readReceived', [new Uint8Array(res.body)], res.body.length);
+  if (!read.ok) host.log.warn('pl-ksef: a received invoice could not be read into the canonical model; stored as FA(3) only', { ksefNumber: meta.ksefNumber, error: read.message });
+  const doc = inboundDocument(host, meta, res.body, livemode, recipient, read.ok ? read : undefined);
   const { documentId, duplicate } = await host.inbound.accept(doc);
   host.log.info('pl-ksef: invoice received', { ksefNumber: meta.ksefNumber, documentId, duplicate });
   return true;
@@ -102,16 +108,9 @@ async function fetchOne(host: ConnectorHost, meta: InvoiceMetadata, livemode: bo
  * and the platform validates. A FA(3) our reverse mapping cannot read is stored all the same, with
  * its number from KSeF's metadata.
  */
-function inboundDocument(host: ConnectorHost, meta: InvoiceMetadata, bytes: Buffer, livemode: boolean, recipient: Recipient): InboundDocument {
-  let normalized: Record<string, unknown> | undefined;
-  let xml: string | undefined;
-  try {
-    const canonical = host.translators.fa3ToCanonical(bytes).canonical;
-    normalized = canonical as unknown as Record<string, unknown>;
-    try { xml = host.translators.canonicalToUbl(canonical); } catch { xml = undefined; }
-  } catch (err) {
-    host.log.warn('pl-ksef: a received invoice could not be read into the canonical model; stored as FA(3) only', { ksefNumber: meta.ksefNumber, error: (err as Error).message });
-  }
+function inboundDocument(host: ConnectorHost, meta: InvoiceMetadata, bytes: Buffer, livemode: boolean, recipient: Recipient, read: { normalized: Record<string, unknown>; ubl?: string } | undefined): InboundDocument {
+  const normalized = read?.normalized;
+  const xml = read?.ubl;
   const correction = /^Kor/i.test(meta.invoiceType ?? '');
   const sellerNip = meta.seller?.nip ?? meta.ksefNumber.slice(0, 10);
   return {

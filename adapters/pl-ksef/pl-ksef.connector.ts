@@ -23,10 +23,14 @@ import {
 import { authMethodOf, authorised, baseUrl, contextNip, environmentOf, exceptionOf, failure, forgetTokens, jsonOf, ministryKeys, qrBaseUrl, retryAfterMs } from './client.ts';
 import { encryptInvoice, kodIUrl, ministryKeyOf, newSessionKey, rsaOaepEncrypt, sha256Base64 } from './crypto.ts';
 import { enqueue } from './batch.ts';
+import type { Outcome } from './documents.ts';
 import { pollInbox } from './inbox.ts';
 
 /** Largest FA(3) file we submit: KSeF's interactive limit is 1 MB without attachments (limity.md). */
 const MAX_INVOICE_BYTES = 1_000_000;
+
+/** Where the document work runs (host.workers): FA(3) out, FA(3) in. */
+const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
 /** The canonical EN 16931 invoice, as the platform's translators take it. */
 type CanonicalInvoiceLike = Parameters<ConnectorHost['translators']['canonicalToFa3']>[0];
@@ -83,15 +87,12 @@ async function fa3Of(msg: OutboundMessage, host: ConnectorHost): Promise<{ xml: 
   }
   const corrected = invoice.precedingInvoices?.length && (invoice.kind === 'credit-note' || invoice.typeCode === '381' || invoice.typeCode === '384')
     ? await correctedKsefNumbers(invoice, host) : {};
-  try {
-    const xml = host.translators.canonicalToFa3(invoice, { createdAt: host.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), systemInfo: 'einvoicing exchange (pl-ksef)', correctedKsefNumbers: corrected });
-    return { xml, invoice };
-  } catch (err) {
-    const e = err as Error & { code?: string; details?: Array<{ field: string; message: string }> };
-    if (e.name !== 'MappingError') throw err;
-    const where = (e.details ?? []).map((d) => `${d.field}: ${d.message}`).join('; ');
-    return { error: rejected('KSEF_MAPPING', `the invoice cannot be expressed as a valid FA(3) document: ${where || e.message}`) };
-  }
+  const options = { createdAt: host.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'), systemInfo: 'einvoicing exchange (pl-ksef)', correctedKsefNumbers: corrected };
+  const built = await host.workers.run<Outcome<{ xml: string }>>(DOCUMENTS, 'fa3Of', [invoice, options], 2000 * invoice.lines.length);
+  if (built.ok) return { xml: built.xml, invoice };
+  if (built.code === 'KSEF_MAPPING_FAILED') throw ConnectorError.transient(built.code, built.message);
+  const where = built.details.map((d) => `${d.field}: ${d.message}`).join('; ');
+  return { error: rejected('KSEF_MAPPING', `the invoice cannot be expressed as a valid FA(3) document: ${where || built.message}`) };
 }
 
 async function submit(msg: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
