@@ -6,6 +6,7 @@
  * fires. An invoice KSeF refuses (an issue date later than the day KSeF takes it: 450) fails with
  * KSeF's code and `compliance.reported` failed; the corrected invoice with the same number clears.
  * An invoice another seller addressed to the company in KSeF arrives as `document.received`.
+ * A credit note correcting the cleared invoice goes as a KOR naming it by its KSeF number.
  * `GET /v1/compliance/status?country=PL` names pl-ksef as the clearance connector.
  */
 import { canonicalToFa3 } from '../../mappings/index.ts';
@@ -90,7 +91,7 @@ describe('Poland: clearance with KSeF through the API', () => {
     expect(support.models).toEqual(expect.arrayContaining([expect.objectContaining({ model: 'clearance', supported: true, connectors: ['pl-ksef'] })]));
   });
 
-  it('a JSON invoice from a Polish company is cleared: KSeF number, KOD I and UPO on the document, compliance.reported', async () => {
+  it('a JSON invoice from a Polish company is cleared: KSeF number, KOD I and UPO on the document, compliance.reported; its credit note clears as a KOR naming it by KSeF number', async () => {
     const number = `FV/E2E/${Date.now()}`;
     const res = await send(number, today());
     expect({ status: res.status, body: res.status === 201 ? undefined : res.body }).toEqual({ status: 201, body: undefined });
@@ -113,6 +114,19 @@ describe('Poland: clearance with KSeF through the API', () => {
 
     const reported = await events('compliance.reported', (e) => e.data.documentId === res.body.id);
     expect(reported[0]?.data).toMatchObject({ reportedTo: 'KSeF', status: 'reported', connectorId: 'pl-ksef', authorityId: cleared.ksefNumber, clearance: 'cleared' });
+
+    // Its correction (a JSON credit note naming it): a KOR naming the original by the KSeF number KSeF gave it.
+    const creditNumber = `KOR/E2E/${Date.now()}`;
+    const credit = await api(t.baseUrl, 'POST', '/v1/documents/send', {
+      ...as(), body: { type: 'credit-note', format: 'json', to: `9945:PL${BUYER_NIP}`, document: { ...invoiceJson(creditNumber, today()), dueDate: undefined, billingReference: number, billingReferenceDate: today(), lines: [{ description: 'Usługi doradcze (zwrot)', quantity: 1, unit: 'HUR', unitPrice: 100, vatRate: 23 }] } },
+    });
+    expect({ status: credit.status, body: credit.status === 201 ? undefined : credit.body }).toEqual({ status: 201, body: undefined });
+    const creditDone = await settle(credit.body.id);
+    expect(creditDone).toMatchObject({ deliveryStatus: 'delivered', clearance: { authority: 'KSeF', status: 'cleared' } });
+    const kor = [...ksef.invoices.values()].find((i) => i.invoiceNumber === creditNumber)!;
+    expect(kor.xml).toContain('<RodzajFaktury>KOR</RodzajFaktury>');
+    expect(kor.xml).toContain(`<NrFaKorygowanej>${number}</NrFaKorygowanej><NrKSeF>1</NrKSeF><NrKSeFFaKorygowanej>${cleared.ksefNumber}</NrKSeFFaKorygowanej>`);
+    expect(kor.xml).toContain('<P_13_1>-100.00</P_13_1><P_14_1>-23.00</P_14_1>');
   });
 
   it('an invoice KSeF refuses fails with KSeF\'s code (compliance.reported failed); the corrected one with the same number clears', async () => {
