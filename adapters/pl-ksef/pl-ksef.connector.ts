@@ -76,6 +76,34 @@ async function correctedKsefNumbers(invoice: CanonicalInvoiceLike, host: Connect
   return found;
 }
 
+/**
+ * On a re-send (attempt > 1), the invoice KSeF may already hold: an earlier attempt can have been
+ * taken by KSeF while its answer was lost, and sending again would only earn a 440 duplicate. The
+ * seller's invoice of that number, kind and issue date in KSeF's records is that earlier attempt:
+ * the platform never lets one seller's number carry two live invoices.
+ */
+async function heldByKsef(invoice: CanonicalInvoiceLike, host: ConnectorHost): Promise<SendResult | undefined> {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(invoice.issueDate)) return undefined;
+  const res = await authorised(host, 'POST', '/invoices/query/metadata?sortOrder=Asc&pageOffset=0&pageSize=10', {
+    json: { subjectType: 'Subject1', invoiceNumber: invoice.number, dateRange: { dateType: 'Issue', from: `${invoice.issueDate}T00:00:00Z`, to: `${invoice.issueDate}T23:59:59Z` } },
+  });
+  if (res.status !== 200) throw failure(res, `the search for invoice ${invoice.number}`);
+  const correction = invoice.kind === 'credit-note' || invoice.typeCode === '381' || invoice.typeCode === '384';
+  const held = jsonOf<{ invoices?: Array<{ ksefNumber?: string; invoiceNumber?: string; invoiceType?: string; invoiceHash?: string; acquisitionDate?: string }> }>(res)?.invoices
+    ?.find((i) => i.invoiceNumber === invoice.number && i.ksefNumber && i.invoiceHash && /^Kor/i.test(i.invoiceType ?? '') === correction);
+  if (!held?.ksefNumber || !held.invoiceHash) return undefined;
+  host.log.info('pl-ksef: a re-sent invoice is already in KSeF; not sent again', { number: invoice.number, ksefNumber: held.ksefNumber });
+  return {
+    outcome: 'delivered',
+    messageId: held.ksefNumber,
+    clearance: {
+      status: 'cleared', authorityId: held.ksefNumber, at: held.acquisitionDate ?? host.clock.now().toISOString(),
+      qr: kodIUrl(qrBaseUrl(host), held.ksefNumber.slice(0, 10), invoice.issueDate, held.invoiceHash),
+      details: { invoiceHash: held.invoiceHash, environment: environmentOf(host), foundOnResend: 'true' },
+    },
+  };
+}
+
 /** The FA(3) XML of the message's invoice, or why it cannot be one. */
 async function fa3Of(msg: OutboundMessage, host: ConnectorHost): Promise<{ xml: string; invoice: CanonicalInvoiceLike } | { error: SendResult }> {
   if (msg.type !== 'invoice' && msg.type !== 'credit-note') {
@@ -104,6 +132,10 @@ async function submit(msg: OutboundMessage, host: ConnectorHost): Promise<SendRe
   if ('error' in built) return built.error;
   const plain = Buffer.from(built.xml, 'utf8');
   if (plain.length > MAX_INVOICE_BYTES) return rejected('KSEF_TOO_LARGE', `the FA(3) file is ${plain.length} bytes; KSeF's interactive session takes at most ${MAX_INVOICE_BYTES}`);
+  if (msg.attempt > 1) {
+    const held = await heldByKsef(built.invoice, host);
+    if (held) return held;
+  }
 
   if (Number(host.config.batchWindowMs ?? 0) > 0) {
     // Batch: the file travels in the window's archive; its name there is what the status looks for.

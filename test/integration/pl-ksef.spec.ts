@@ -117,6 +117,19 @@ describe('pl-ksef ↔ KSeF simulator: clearance', () => {
     expect(result).toMatchObject({ outcome: 'rejected', errorCode: 'KSEF:410', errorMessage: expect.stringContaining(OTHER_NIP) });
   });
 
+  it('a re-send (attempt 2) of an invoice KSeF already took is delivered with its KSeF number, not sent again; a re-send of a new one is sent', async () => {
+    const invoice = polishInvoice({ number: `FV/INT/${++seq}` });
+    const first = await settle(host, ((await plKsef.send(messageOf(invoice), host)) as { messageId: string }).messageId);
+    const ksefNumber = (first.result as { clearance: { authorityId: string } }).clearance.authorityId;
+    const sessions = ksef.sessions.size;
+    const again = await plKsef.send({ ...messageOf(invoice), attempt: 2 }, host);
+    expect(again).toMatchObject({ outcome: 'delivered', messageId: ksefNumber, clearance: { status: 'cleared', authorityId: ksefNumber, qr: expect.stringContaining(`/invoice/${SELLER_NIP}/20-11-2026/`), details: { foundOnResend: 'true' } } });
+    expect(ksef.sessions.size).toBe(sessions);
+    const fresh = await plKsef.send({ ...messageOf(), attempt: 2 }, host);
+    expect(fresh.outcome).toBe('accepted');
+    expect(ksef.sessions.size).toBe(sessions + 1);
+  });
+
   it('440: the same seller number cleared twice is a duplicate, naming the first KSeF number', async () => {
     const invoice = polishInvoice({ number: `FV/INT/${++seq}` });
     const first = await settle(host, ((await plKsef.send(messageOf(invoice), host)) as { messageId: string }).messageId);
