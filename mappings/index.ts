@@ -12,7 +12,7 @@ export type { JsonLocation } from './json/finding-paths.ts';
 export { PEPPOL_BIS3_TEMPLATE, FR_CTC_TEMPLATE } from './json/templates.ts';
 export type { Template, CustomFieldDefinition, SlotUse } from './json/templates.ts';
 export { canonicalToUbl } from './ubl-2.1/from-canonical.ts';
-export { peppolIdFromVat, parsePeppolId, countryOfVatParticipant, ICD_BY_VAT_PREFIX } from './identifiers/peppol-id.ts';
+export { peppolIdFromVat, parsePeppolId, countryOfPeppolId, ICD_BY_VAT_PREFIX } from './identifiers/peppol-id.ts';
 export { isValidVatNumber, countryOfVat } from './identifiers/vat.ts';
 export { isValidIban } from './identifiers/iban.ts';
 export { ublToCanonical, ublTreeToCanonical } from './ubl-2.1/to-canonical.ts';
@@ -52,3 +52,8 @@ export { FATTURAPA_NS, NATURA_CODES, naturaOf, categoryOfNatura } from './fattur
 export { canonicalToZatca, zatcaInvoiceHash, encodeZatcaQr, decodeZatcaQr, FIRST_PIH as ZATCA_FIRST_PIH } from './zatca/index.ts';
 export type { ZatcaFacts, ZatcaStamp, ZatcaInvoiceKind, ZatcaQrFields } from './zatca/index.ts';
 export { canonicalToCiusRoUbl, toCiusRo, CIUS_RO_CUSTOMIZATION_ID, romanianCountyCode, bucharestSector, cuiOfVat } from './ubl-2.1/cius-ro.ts';
+export { canonicalToFa3 } from './ksef-fa3/from-canonical.ts';
+export type { Fa3Options } from './ksef-fa3/from-canonical.ts';
+export { FA3_NS, FA3_FORM_CODE, isValidNip, nipOf } from './ksef-fa3/codes.ts';
+export { fa3ToCanonical, fa3TreeToCanonical } from './ksef-fa3/to-canonical.ts';
+export type { Fa3Parsed } from './ksef-fa3/to-canonical.ts';

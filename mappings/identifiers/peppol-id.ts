@@ -103,20 +103,24 @@ export function parsePeppolId(id: string): { scheme: string; identifier: string 
   return { scheme: m[1], identifier: m[2] };
 }
 
+/** Schemes used worldwide even where one country's VAT rule maps to them (GLN: New Zealand's NZBN is one). */
+const GLOBAL_SCHEMES: ReadonlySet<string> = new Set(['0088']);
+
 /**
- * The country a participant id names when its identifier is a whole VAT number under that country's
- * VAT scheme (`9947:RO14399840` → RO); undefined for national registration numbers and other schemes,
- * which name no country by themselves. Routing uses it to ask a connector serving that country (a
- * national clearance platform) first.
+ * The country a Peppol id names, when its scheme is one of a single country's (the ICD table above:
+ * 9945 Polish VAT, 0208 Belgian enterprise number, 0009 SIREN …) or, for a scheme two countries share
+ * (9932: GB and XI), when the identifier starts with the country's VAT prefix. Routing uses it to put
+ * a country's own connector (its tax platform) first.
  */
-export function countryOfVatParticipant(peppolId: string): string | undefined {
-  const parsed = parsePeppolId(peppolId);
-  if (!parsed) return undefined;
-  const vat = parsed.identifier.toUpperCase();
-  const prefix = vat.slice(0, 2);
-  const rule = ICD_BY_VAT_PREFIX[prefix];
-  if (!rule || rule.scheme !== parsed.scheme || rule.identifier(vat) !== vat || !isValidVatNumber(vat)) return undefined;
-  return prefix === 'EL' ? 'GR' : prefix;
+export function countryOfPeppolId(id: string): string | undefined {
+  const parsed = parsePeppolId(id);
+  if (!parsed || GLOBAL_SCHEMES.has(parsed.scheme)) return undefined;
+  // The table is keyed by VAT prefix; Greece's (EL) is not its ISO 3166 code (GR).
+  const iso = (prefix: string) => (prefix === 'EL' ? 'GR' : prefix);
+  const countries = Object.entries(ICD_BY_VAT_PREFIX).filter(([, rule]) => rule.scheme === parsed.scheme).map(([country]) => country);
+  if (countries.length === 1) return iso(countries[0]!);
+  const found = countries.find((c) => parsed.identifier.toUpperCase().startsWith(c));
+  return found && iso(found);
 }
 
 /**

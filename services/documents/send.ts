@@ -17,7 +17,7 @@ import { validate } from '../validation/validation.contract.ts';
 import { candidateConnectors, discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
 import type { CheckResult, Participant } from '../../adapters/sdk/index.ts';
-import { rawDeposit, detectFormat, parseRecipient, countryOfVatParticipant, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
+import { rawDeposit, detectFormat, parseRecipient, countryOfPeppolId, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
@@ -198,9 +198,9 @@ async function resolveRecipient(ctx: Context, p: SendParams, auth: Principal, se
   }
   if (parsed.recipientRouting?.addressingSuffix) participant.addressingSuffix = parsed.recipientRouting.addressingSuffix;
   const manifests = registeredManifests(ctx.broker);
-  // A participant id made of a VAT number names its country: a connector serving that country (a
-  // national clearance platform such as ANAF) is asked first. Only routing reads it, not the rule packs.
-  const routingCountry = participant.country ?? (participant.peppolId ? countryOfVatParticipant(participant.peppolId) : undefined);
+  // A Peppol id that names its country (9945:PL…, 9947:RO…) puts that country's own connector first (its
+  // tax platform clears the document). Only routing reads it, not the rule packs.
+  const routingCountry = participant.country ?? (participant.peppolId ? countryOfPeppolId(participant.peppolId) : undefined);
   const candidates = candidateConnectors(manifests, { livemode: auth.livemode, country: routingCountry ?? null, senderCountry, documentType: p.type });
   const shown = participant.peppolId ?? participant.companyId ?? p.to!;
   if (!candidates.length) {
