@@ -7,6 +7,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { inputSchemaOf, MCP_TOOLS } from '../../services/gateway/mcp-tools.ts';
 import { HTTP_CONTRACTS } from '../../services/gateway/routes.ts';
@@ -165,6 +166,23 @@ describe('refusals', () => {
     expect(wrong.status).toBe(401);
     expect(((await wrong.json()) as any).error.code).toBe('INVALID_TOKEN');
     await expect(connect('svc_test_nope')).rejects.toThrow();
+  });
+});
+
+describe('over stdio', () => {
+  it('runs the same tools as a process (scripts/mcp-stdio.ts) against the REST API, refusals included', async () => {
+    const reader = await api(t.baseUrl, 'POST', '/v1/api-keys', { key: a.apiKey, body: { name: 'stdio reader', scopes: ['documents.read', 'directory'] } });
+    const client = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({
+      command: process.execPath, args: ['scripts/mcp-stdio.ts'], cwd: process.cwd(), stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '', EINV_API_URL: t.baseUrl, EINV_API_KEY: reader.body.key },
+    }));
+    clients.push(client);
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name)).toEqual(MCP_TOOLS.map((x) => x.name));
+    expect(ok(await tool(client, 'verify_recipient', { peppolId: b.company.peppolId, documentType: 'invoice' }))).toMatchObject({ registered: true });
+    const refused = await tool(client, 'send_document', { type: 'invoice', format: 'json', to: b.company.peppolId, document: invoice() });
+    expect(refused.structuredContent.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', requiredScope: 'send' });
   });
 });
 
