@@ -13,6 +13,9 @@ export class Migration20261126093000_agent_access extends Migration {
     this.addSql(`alter table "handoff_tokens" add constraint "handoff_tokens_token_hash_unique" unique ("token_hash");`);
     this.addSql(`create index "handoff_tokens_organization_id_index" on "handoff_tokens" ("organization_id");`);
     this.addSql(`create index "handoff_tokens_expires_at_index" on "handoff_tokens" ("expires_at");`);
+    // Tenancy's organizations own these rows' lifetime: an organization removed (an expired sandbox) takes its grants along.
+    this.addSql(`alter table "agent_authorizations" add constraint "agent_authorizations_organization_id_foreign" foreign key ("organization_id") references "organizations" ("id") on delete cascade;`);
+    this.addSql(`alter table "handoff_tokens" add constraint "handoff_tokens_organization_id_foreign" foreign key ("organization_id") references "organizations" ("id") on delete cascade;`);
   }
 
   override down(): void | Promise<void> {
