@@ -207,6 +207,21 @@ export class GatewayGuarantees {
     });
   }
 
+  /**
+   * A call that came through no route (an MCP tool call, services/gateway/mcp.ts) in the request
+   * log, by the same rule as a request: changes and failures always, reads when EINV_REQUEST_LOG_READS.
+   */
+  logCall(auth: Principal, call: { id: string; method: string; path: string; action: string; status: number; errorCode: string | null; startedAt: number; validation?: ValidationDiffEntry[] }): void {
+    if (!MUTATIONS.has(call.method) && call.status < 400 && !this.logReads) return;
+    const durationMs = +(performance.now() - call.startedAt).toFixed(3);
+    this.log.push({
+      id: call.id, organizationId: auth.organizationId, method: call.method, path: call.path, status: call.status, errorCode: call.errorCode,
+      apiKeyId: auth.apiKeyId, userId: auth.userId, action: call.action, durationMs, upstreamCalls: null,
+      validation: call.status === 400 && call.validation?.length ? call.validation : null, idempotencyKey: null, replayed: false,
+      createdAt: new Date(Date.now() - durationMs).toISOString(),
+    });
+  }
+
   /** The action answered (or failed): its call is in the trace even when it never reached a service. */
   afterCall(req: GuardedRequest, errorCode?: string): void {
     const guard = req.$guard;

@@ -38,20 +38,34 @@ const checkers = new Map<string, ParamsChecker>(MCP_TOOLS.flatMap((t) => t.contr
 
 /** Runs operations for one authenticated caller, as the gateway runs their routes. */
 export function gatewayRunner(gateway: McpGateway, ctx: Context, auth: Principal, config: AppConfig): ContractRunner {
+  async function run(contract: AnyContract, input: Record<string, unknown>): Promise<unknown> {
+    const binding = contract.http!;
+    assertAccess(auth, binding);
+    const params = { ...input };
+    assertStorableParams(params);
+    (checkers.get(contract.action) ?? compileChecker(contract))(params);
+    const { refusal } = await gateway.guarantees.countRequest(ctx, auth);
+    if (refusal) throw refusal;
+    const quota = await gateway.guarantees.takeDocumentQuota(ctx, auth, binding, params);
+    try {
+      return await ctx.call(contract.action, params, { retries: 0, timeout: config.requestTimeoutMs });
+    } catch (err) {
+      if (quota) gateway.guarantees.giveBackDocumentQuota(auth, quota);
+      throw err;
+    }
+  }
   return {
-    async run(contract: AnyContract, input: Record<string, unknown>) {
-      const binding = contract.http!;
-      assertAccess(auth, binding);
-      const params = { ...input };
-      assertStorableParams(params);
-      (checkers.get(contract.action) ?? compileChecker(contract))(params);
-      const { refusal } = await gateway.guarantees.countRequest(ctx, auth);
-      if (refusal) throw refusal;
-      const quota = await gateway.guarantees.takeDocumentQuota(ctx, auth, binding, params);
+    async run(contract, input) {
+      const startedAt = performance.now();
+      const entry = { id: newId('request'), method: contract.http!.method, path: '/mcp', action: contract.action, startedAt };
       try {
-        return await ctx.call(contract.action, params, { retries: 0, timeout: config.requestTimeoutMs });
+        const result = await run(contract, input);
+        gateway.guarantees.logCall(auth, { ...entry, status: contract.http!.status ?? 200, errorCode: null });
+        return result;
       } catch (err) {
-        if (quota) gateway.guarantees.giveBackDocumentQuota(auth, quota);
+        // What REST would have answered, in the log as in the tool's result.
+        const out = formatError(err, entry.id, config.docsUrl);
+        gateway.guarantees.logCall(auth, { ...entry, status: out.status, errorCode: out.body.error.code, validation: out.body.error.details });
         throw err;
       }
     },

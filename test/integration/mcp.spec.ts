@@ -143,6 +143,12 @@ describe('refusals', () => {
     // Nothing was sent.
     const none = await api(t.baseUrl, 'POST', '/v1/documents/search', { key: a.apiKey, body: { filters: { number: body.document.number } } });
     expect(none.body.data).toEqual([]);
+    // The refusal is in the organization's request log as REST's would be, marked as coming through /mcp.
+    await (t.app.broker.getLocalService('gateway') as unknown as { guarantees: { log: { flush(): Promise<void> } } }).guarantees.log.flush();
+    const log = await api(t.baseUrl, 'GET', '/v1/requests?limit=100', { key: a.apiKey });
+    const entry = log.body.data.find((e: { path: string; apiKeyId: string }) => e.path === '/mcp' && e.apiKeyId === reader.body.id);
+    expect(entry).toMatchObject({ method: 'POST', status: 403, errorCode: 'INSUFFICIENT_SCOPE' });
+    expect((await api(t.baseUrl, 'GET', `/v1/requests/${entry.id}`, { key: a.apiKey })).body).toMatchObject({ action: 'documents.send', status: 403 });
   });
 
   it('checks the tool input against the contract as REST does, and a company-bound operation as REST does', async () => {
