@@ -208,7 +208,7 @@ export const exchangeCode = defineAction<ExchangeParams, AgentKeyResult>(SERVICE
   http: {
     method: 'POST', path: '/v1/oauth/keys', access: 'public', clientAuthentication: true, status: 201, tag: 'Agent access', secretFields: ['key'],
     location: (k: AgentKeyResult) => `/v1/api-keys/${k.id}`,
-    summary: 'The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way)',
+    summary: 'The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way; a code used twice also revokes the key it gave, RFC 6749 §4.1.2)',
     errors: { 400: 'INVALID_GRANT: the code is unknown, expired or already used, or the verifier does not match its challenge' },
     response: agentKeyResponse,
   },

@@ -18,7 +18,7 @@ import { loadConfig } from '../shared/config.ts';
 import { hasScope, principalOf, type Principal } from '../shared/auth.ts';
 import type { Scope } from '../shared/contract.ts';
 import { call } from '../shared/call.ts';
-import { mintDelegatedKey, type KeyGrantor } from '../tenancy/tenancy.contract.ts';
+import { mintDelegatedKey, revokeDelegatedKey, type KeyGrantor } from '../tenancy/tenancy.contract.ts';
 import { AgentAuthorization, HandoffToken } from './agent-grant.entity.ts';
 import { hashSecret } from './client-secrets.ts';
 import {
@@ -163,7 +163,15 @@ export async function exchangeCode(ctx: Context<ExchangeParams>): Promise<AgentK
   const row = await em.findOne(AgentAuthorization, { codeHash: hashSecret(ctx.params.code) });
   if (!row) throw invalidGrant('The authorization code is not recognised');
   const spent = await em.nativeUpdate(AgentAuthorization, { id: row.id, exchangedAt: null }, { exchangedAt: now });
-  if (spent !== 1) throw invalidGrant('The authorization code was already used');
+  if (spent !== 1) {
+    // RFC 6749 §4.1.2: a code used twice may have been stolen; the key it gave is revoked.
+    const minted = await em.findOne(AgentAuthorization, row.id, { fields: ['apiKeyId', 'organizationId'], disableIdentityMap: true });
+    if (minted?.apiKeyId && minted.organizationId) {
+      await call(ctx, revokeDelegatedKey, { organizationId: minted.organizationId, id: minted.apiKeyId });
+      throw invalidGrant('The authorization code was already used; the key it gave has been revoked');
+    }
+    throw invalidGrant('The authorization code was already used');
+  }
   if (row.expiresAt <= now) throw invalidGrant('The authorization code has expired; the agent must ask again');
   if (!verifierMatches(ctx.params.code_verifier, row.codeChallenge)) throw invalidGrant('The code verifier does not match the code challenge; the code is spent, the agent must ask again');
   const grantor: KeyGrantor = { organizationId: row.organizationId!, companyId: row.companyId!, apiKeyId: row.grantorApiKeyId ?? null, livemode: row.livemode!, email: row.grantorEmail ?? null };

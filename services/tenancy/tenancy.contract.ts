@@ -536,3 +536,11 @@ export const mintDelegatedKey = defineAction<{ grantor: KeyGrantor; scopes: Scop
     name: { type: 'string', min: 1, max: 100 },
   },
 });
+
+/**
+ * Internal (broker, no HTTP route): revokes an agent's key when the grant it came from is replayed
+ * (an authorization code used twice: RFC 6749 §4.1.2 says the tokens it gave should be revoked).
+ */
+export const revokeDelegatedKey = defineAction<{ organizationId: string; id: string }, { id: string; revoked: boolean }>(SERVICE, 'revokeDelegatedKey', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, id: { type: 'string', min: 1, max: 255 } },
+});

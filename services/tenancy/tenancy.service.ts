@@ -91,6 +91,19 @@ async function storeNewKey(em: EntityManager, input: NewKeyRow): Promise<contrac
   });
 }
 
+/** Revokes a key of the organization (idempotent) and tells every gateway to drop it; null when there is no such key. */
+async function revokeKey(ctx: Context, organizationId: string, id: string): Promise<ApiKey | null> {
+  const em = emOf(ctx);
+  const row = await em.findOne(ApiKey, { id, organization: organizationId });
+  if (!row) return null;
+  row.revokedAt ??= systemClock.now();
+  await em.flush();
+  // Awaited so this replica's gateway has dropped the key before the caller hears "revoked".
+  const revoked: contract.ApiKeyRevoked = { apiKeyId: row.id, organizationId };
+  await ctx.broadcast(contract.API_KEY_REVOKED_EVENT, revoked);
+  return row;
+}
+
 type TenancyThis = Service & { recordEvent(ctx: Context, em: EntityManager, input: OutboxEventInput): Promise<unknown> };
 
 const TenancyService: ServiceSchema = {
@@ -279,16 +292,14 @@ const TenancyService: ServiceSchema = {
     }),
 
     revokeApiKey: action(contract.revokeApiKey, async (ctx) => {
-      const auth = principalOf(ctx);
-      const em = emOf(ctx);
-      const row = await em.findOne(ApiKey, { id: ctx.params.id, organization: auth.organizationId });
+      const row = await revokeKey(ctx, principalOf(ctx).organizationId, ctx.params.id);
       if (!row) throw new DomainError('RESOURCE_NOT_FOUND', `API key '${ctx.params.id}' was not found`);
-      row.revokedAt ??= systemClock.now();
-      await em.flush();
-      // Awaited so this replica's gateway has dropped the key before the caller hears "revoked".
-      const revoked: contract.ApiKeyRevoked = { apiKeyId: row.id, organizationId: auth.organizationId };
-      await ctx.broadcast(contract.API_KEY_REVOKED_EVENT, revoked);
-      return { id: row.id, revoked: true as const, revokedAt: row.revokedAt.toISOString() };
+      return { id: row.id, revoked: true as const, revokedAt: row.revokedAt!.toISOString() };
+    }),
+
+    revokeDelegatedKey: action(contract.revokeDelegatedKey, async (ctx) => {
+      const row = await revokeKey(ctx, ctx.params.organizationId, ctx.params.id);
+      return { id: ctx.params.id, revoked: row !== null };
     }),
 
     listCompanies: action(contract.listCompanies, async (ctx) => {

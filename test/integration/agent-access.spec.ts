@@ -100,14 +100,16 @@ describe('consent with PKCE', () => {
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/oauth/keys', { body: { code, code_verifier: pkce.verifier } }), 400, 'INVALID_GRANT');
   });
 
-  it('refuses a replayed code, even twice at the same moment only one exchange wins', async () => {
+  it('refuses a replayed code, even twice at the same moment only one exchange wins, and revokes the key the code gave', async () => {
     const org = await bootstrap(t.baseUrl);
     const { pkce, code } = await askAndConsent(org.apiKey, ['documents.read']);
     const both = await Promise.all([1, 2].map(() => api(t.baseUrl, 'POST', '/v1/oauth/keys', { body: { code, code_verifier: pkce.verifier } })));
     expect(both.map((r) => r.status).sort()).toEqual([201, 400]);
+    const winner = both.find((r) => r.status === 201)!.body;
     const replay = await api(t.baseUrl, 'POST', '/v1/oauth/keys', { body: { code, code_verifier: pkce.verifier } });
     expectEnvelope(replay, 400, 'INVALID_GRANT');
-    expect(replay.body.error.message).toMatch(/already used/);
+    expect(replay.body.error.message).toMatch(/already used; the key it gave has been revoked/);
+    expectEnvelope(await api(t.baseUrl, 'GET', '/v1/me', { key: winner.key }), 401, 'REVOKED_KEY');
   });
 
   it('refuses a consent by a key that does not hold every scope asked: a credential never grants more than it holds', async () => {
