@@ -114,7 +114,7 @@ const authorizationResponse = {
     clientName: { type: 'string' },
     scopes: { type: 'array', items: scopeItems },
     status: { type: 'string', enum: ['pending', 'consented', 'exchanged', 'expired'] },
-    consentUrl: { type: 'string', format: 'uri', description: 'Show this to the user: their dashboard (or a call with their credential) reads the request there and consents' },
+    consentUrl: { type: 'string', format: 'uri', description: 'Show this to the user: the dashboard page where they consent (EINV_AGENT_CONSENT_URL), by default this request\'s API resource (GET with their credential, then POST …/consent)' },
     expiresAt: { type: 'string', format: 'date-time' },
     createdAt: { type: 'string', format: 'date-time' },
   },

@@ -77,7 +77,7 @@ function authorizationView(row: AgentAuthorization, now: Date): AgentAuthorizati
     clientName: row.clientName,
     scopes: row.scopes as Scope[],
     status: statusOf(row, now),
-    consentUrl: `${config.publicUrl}/v1/oauth/authorizations/${row.id}`,
+    consentUrl: config.agentConsentUrl.replaceAll('{id}', encodeURIComponent(row.id)),
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
   };

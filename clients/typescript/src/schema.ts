@@ -1106,8 +1106,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way)
-         * @description The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way)
+         * The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way; a code used twice also revokes the key it gave, RFC 6749 §4.1.2)
+         * @description The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way; a code used twice also revokes the key it gave, RFC 6749 §4.1.2)
          */
         post: operations["identity.exchangeCode"];
         delete?: never;
@@ -11153,7 +11153,7 @@ export interface operations {
                         status: "pending" | "consented" | "exchanged" | "expired";
                         /**
                          * Format: uri
-                         * @description Show this to the user: their dashboard (or a call with their credential) reads the request there and consents
+                         * @description Show this to the user: the dashboard page where they consent (EINV_AGENT_CONSENT_URL), by default this request's API resource (GET with their credential, then POST …/consent)
                          */
                         consentUrl: string;
                         /** Format: date-time */
@@ -11679,7 +11679,7 @@ export interface operations {
                         status: "pending" | "consented" | "exchanged" | "expired";
                         /**
                          * Format: uri
-                         * @description Show this to the user: their dashboard (or a call with their credential) reads the request there and consents
+                         * @description Show this to the user: the dashboard page where they consent (EINV_AGENT_CONSENT_URL), by default this request's API resource (GET with their credential, then POST …/consent)
                          */
                         consentUrl: string;
                         /** Format: date-time */
