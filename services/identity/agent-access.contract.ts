@@ -170,7 +170,7 @@ export const authorize = defineAction<AuthorizeParams, AgentAuthorizationView>(S
   http: {
     method: 'POST', path: '/v1/oauth/authorize', access: 'public', perIpLimit: true, status: 201, tag: 'Agent access',
     location: (a: AgentAuthorizationView) => `/v1/oauth/authorizations/${a.id}`,
-    summary: 'An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP)',
+    summary: 'An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP: EINV_BOOTSTRAP_PER_IP_PER_HOUR an hour, counted apart from bootstraps)',
     response: authorizationResponse,
   },
 });

@@ -148,6 +148,19 @@ describe('consent with PKCE', () => {
   });
 });
 
+describe('platform keys', () => {
+  it('consent for the company named by X-Service-Company, and refuse without it (403 COMPANY_REQUIRED)', async () => {
+    const platform = await bootstrap(t.baseUrl, { keyType: 'platform' });
+    const pkce = pkcePair();
+    const asked = await api(t.baseUrl, 'POST', '/v1/oauth/authorize', { body: { client_name: 'tenant-agent', scopes: ['send'], code_challenge: pkce.challenge } });
+    expectEnvelope(await api(t.baseUrl, 'POST', `/v1/oauth/authorizations/${asked.body.id}/consent`, { key: platform.apiKey }), 403, 'COMPANY_REQUIRED');
+    const consented = await api(t.baseUrl, 'POST', `/v1/oauth/authorizations/${asked.body.id}/consent`, { key: platform.apiKey, headers: { 'x-service-company': platform.company.id } });
+    expect(consented.status).toBe(200);
+    const key = await api(t.baseUrl, 'POST', '/v1/oauth/keys', { body: { code: consented.body.code, code_verifier: pkce.verifier } });
+    expect(key.body).toMatchObject({ keyType: 'personal', companyId: platform.company.id, scopes: ['send'] });
+  });
+});
+
 describe('handoff tokens', () => {
   it('mints a 10-minute single-use token that an agent redeems once for a key of its scopes', async () => {
     const org = await bootstrap(t.baseUrl);
@@ -190,5 +203,18 @@ describe('handoff tokens', () => {
     expectEnvelope(expired, 400, 'INVALID_GRANT');
     expect(expired.body.error.message).toMatch(/expired/);
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/oauth/handoffs/redeem', { body: { token: 'agh_nothing' } }), 400, 'INVALID_GRANT');
+  });
+});
+
+// Last: it leaves this address throttled for the rest of the window.
+describe('guessing', () => {
+  it('throttles an address that keeps presenting unknown codes or tokens (429 RATE_LIMITED with Retry-After)', async () => {
+    let last: Awaited<ReturnType<typeof api>> | undefined;
+    for (let i = 0; i < 40 && last?.status !== 429; i++) {
+      last = await api(t.baseUrl, 'POST', i % 2 ? '/v1/oauth/keys' : '/v1/oauth/handoffs/redeem', { body: i % 2 ? { code: `agc_guess${i}`, code_verifier: pkcePair().verifier } : { token: `agh_guess${i}` } });
+      if (last.status !== 429) expectEnvelope(last, 400, 'INVALID_GRANT');
+    }
+    expectEnvelope(last!, 429, 'RATE_LIMITED');
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
