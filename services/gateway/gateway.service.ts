@@ -88,7 +88,7 @@ interface GatewayVars {
   openapiDocument: Record<string, unknown>;
   /** /llms.txt, written from the same contracts as the OpenAPI document. */
   llmsText: string;
-  /** Per gateway instance: the public, per-IP limit of sandbox bootstrap. */
+  /** Per gateway instance: the per-IP limit of public calls marked `perIpLimit` (sandbox bootstrap, an agent's consent request), each path counted apart. */
   ipLimiter: IpLimiter;
   /** Failed authentications per client IP and client id (services/gateway/auth-failures.ts). */
   authFailures: AuthFailureThrottle;
