@@ -1046,8 +1046,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP)
-         * @description An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP)
+         * An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP: EINV_BOOTSTRAP_PER_IP_PER_HOUR an hour, counted apart from bootstraps)
+         * @description An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP: EINV_BOOTSTRAP_PER_IP_PER_HOUR an hour, counted apart from bootstraps)
          */
         post: operations["identity.authorize"];
         delete?: never;
