@@ -11,7 +11,7 @@ import type { CredentialsConfig } from '../shared/config.ts';
 import { createFailureStore, type FailureCount, type FailureStore } from './rate-limit.ts';
 
 /** The verdicts that mean "this credential is not good": each one counts. */
-const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set(['INVALID_TOKEN', 'EXPIRED_TOKEN', 'REVOKED_KEY', 'INVALID_CLIENT']);
+const FAILURE_CODES: ReadonlySet<ErrorCode> = new Set(['INVALID_TOKEN', 'EXPIRED_TOKEN', 'REVOKED_KEY', 'INVALID_CLIENT', 'INVALID_GRANT']);
 
 export const isAuthFailure = (err: unknown): boolean => {
   const code = specCodeOf(err);

@@ -44,6 +44,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   INVALID_CLIENT: { status: 401, type: 'authentication_error', description: 'OAuth token endpoint: client id or secret not recognised (invalid_client)' },
   UNSUPPORTED_GRANT_TYPE: { status: 400, type: 'invalid_request_error', description: 'OAuth token endpoint: only client_credentials is supported (unsupported_grant_type)' },
   ACCESS_DENIED: { status: 403, type: 'permission_error', description: 'OAuth token endpoint: the audience is not granted to this client (access_denied)' },
+  INVALID_GRANT: { status: 400, type: 'invalid_request_error', description: 'Agent access: the authorization code or handoff token is unknown, expired or already used, or the PKCE code verifier does not match the challenge (RFC 6749 invalid_grant)' },
   INSUFFICIENT_SCOPE: { status: 403, type: 'permission_error', description: 'The key lacks the scope this call requires' },
   COMPANY_FORBIDDEN: { status: 403, type: 'permission_error', description: 'The company is not one this credential may act for' },
   COMPANY_REQUIRED: { status: 403, type: 'permission_error', description: 'Platform and white-label keys must send X-Service-Company' },

@@ -39,3 +39,12 @@ export const referenceScript = defineAction<Record<string, never>, Buffer>('gate
     response: { type: 'string', format: 'binary' },
   },
 });
+
+export const llmsTxt = defineAction<Record<string, never>, string>('gateway', 'llmsTxt', {
+  params: {},
+  http: {
+    method: 'GET', path: '/llms.txt', access: 'public', tag: 'Meta', responseMediaType: 'text/markdown',
+    summary: 'This API described for AI agents (llms.txt): how an agent gets a key (consent with PKCE, handoff tokens), the MCP server at /mcp and its tools, and every operation with its scope, written from the same contracts as this document',
+    response: { type: 'string', description: 'Markdown' },
+  },
+});

@@ -10,7 +10,11 @@ import { loadConfig } from '../shared/config.ts';
 import { newId } from '../shared/ids.ts';
 import { DomainError } from '../shared/errors.ts';
 import { call } from '../shared/call.ts';
-import { hasScope, type Principal, type RequestMeta } from '../shared/auth.ts';
+import type { Principal, RequestMeta } from '../shared/auth.ts';
+import { assertAccess } from './access.ts';
+import { clientIp } from './client-ip.ts';
+import { mcpHandler, type McpGateway } from './mcp.ts';
+import { llmsTxt as renderLlmsTxt } from './llms-txt.ts';
 import type { ActionContract, HttpBinding } from '../shared/contract.ts';
 import { authenticateKey, API_KEY_REVOKED_EVENT, type ApiKeyRevoked } from '../tenancy/tenancy.contract.ts';
 import { PrincipalCache } from './principal-cache.ts';
@@ -26,7 +30,7 @@ import { IpLimiter } from './ip-limiter.ts';
 import { AuthFailureThrottle, clientKey, ipKey, isAuthFailure } from './auth-failures.ts';
 import { GatewayGuarantees, type GuardedRequest } from './guarantees.ts';
 import { exhaustRateLimit } from './rate-limit.contract.ts';
-import { openapi, errorCatalogue, errorPage, referencePage, referenceScript } from './gateway.contract.ts';
+import { openapi, errorCatalogue, errorPage, referencePage, referenceScript, llmsTxt } from './gateway.contract.ts';
 import { errorCataloguePage, REFERENCE_PAGE, referenceScriptBytes } from './docs-pages.ts';
 import { implement } from '../shared/contract.ts';
 
@@ -62,15 +66,6 @@ function requestIdOf(req: Req, res: ServerResponse): string {
   return req.$requestId;
 }
 
-function clientIp(req: IncomingMessage): string {
-  if (process.env.EINV_TRUST_PROXY === 'true') {
-    const forwarded = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? 'unknown';
-}
-
 /** What a client authentication's failures count against: the address, and the client id it names. */
 function clientAuthenticationKeys(req: Req): string[] {
   const clientId = req.$params?.client_id;
@@ -91,7 +86,9 @@ function aliasesFor(contracts: readonly ActionContract<unknown, unknown>[]): Rec
 
 interface GatewayVars {
   openapiDocument: Record<string, unknown>;
-  /** Per gateway instance: the public, per-IP limit of sandbox bootstrap. */
+  /** /llms.txt, written from the same contracts as the OpenAPI document. */
+  llmsText: string;
+  /** Per gateway instance: the per-IP limit of public calls marked `perIpLimit` (sandbox bootstrap, an agent's consent request), each path counted apart. */
   ipLimiter: IpLimiter;
   /** Failed authentications per client IP and client id (services/gateway/auth-failures.ts). */
   authFailures: AuthFailureThrottle;
@@ -104,6 +101,7 @@ interface GatewayVars {
 /** What moleculer-web's mixin provides that we call. */
 interface ApiGatewayMethods {
   sendError(req: Req, res: ServerResponse, err: unknown): void;
+  resolveCredential(ctx: Context, req: IncomingMessage): Promise<Principal>;
 }
 
 const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknown>, ApiGatewayMethods, GatewayVars> = {
@@ -129,6 +127,18 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         aliases: Object.fromEntries(['GET', 'POST', 'PUT'].map((method) => [`${method} /:connectorId/:route`, function connectorRoute(this: { broker: Context['broker'] }, req: Req, res: ServerResponse) {
           // Answered here; moleculer-web's next() is never called, so no action runs after it.
           void connectorRouteHandler(this.broker, config)(req, res);
+        }])),
+      },
+      {
+        // The MCP server (streamable HTTP, services/gateway/mcp.ts): authenticates and checks each tool call itself.
+        path: '/mcp',
+        mappingPolicy: 'restrict',
+        autoAliases: false,
+        bodyParsers: false,
+        authentication: false,
+        authorization: false,
+        aliases: Object.fromEntries(['GET', 'POST', 'DELETE'].map((method) => [`${method} /`, function mcpRoute(this: McpGateway, req: Req, res: ServerResponse) {
+          void mcpHandler(this, config)(req, res);
         }])),
       },
       {
@@ -207,6 +217,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       (ctx.meta as { $responseType?: string }).$responseType = 'text/html; charset=utf-8';
       return REFERENCE_PAGE;
     }),
+    llmsTxt: implement(llmsTxt, async function (this: GatewayVars, ctx) {
+      (ctx.meta as { $responseType?: string }).$responseType = 'text/markdown; charset=utf-8';
+      return this.llmsText;
+    }),
     referenceScript: implement(referenceScript, async (ctx) => {
       (ctx.meta as { $responseType?: string; $responseHeaders?: Record<string, string> }).$responseType = 'application/javascript; charset=utf-8';
       (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'public, max-age=86400' };
@@ -224,7 +238,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   },
 
   created() {
-    this.openapiDocument = buildOpenApi((this.settings.httpContracts as readonly ActionContract<unknown, unknown>[] | undefined) ?? HTTP_CONTRACTS, config.publicUrl);
+    const published = (this.settings.httpContracts as readonly ActionContract<unknown, unknown>[] | undefined) ?? HTTP_CONTRACTS;
+    this.openapiDocument = buildOpenApi(published, config.publicUrl);
+    this.llmsText = renderLlmsTxt(published, config.publicUrl);
     this.ipLimiter = new IpLimiter(config.bootstrapPerIpPerHour, 3_600_000);
     this.authFailures = new AuthFailureThrottle(config.credentials, config.redisUrl, this.logger);
     this.guarantees = new GatewayGuarantees(this.broker, config);
@@ -252,32 +268,32 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     /** Resolves the credential to a Principal in `ctx.meta.auth`; public routes need none. */
     async authenticate(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, alias: GatewayAlias) {
       if (alias.binding.access === 'public') return null;
+      (ctx.meta as RequestMeta).auth = await this.resolveCredential(ctx, req);
+      return null;
+    },
+
+    /** The request's Bearer credential (an API key, or a JWT) → its Principal; failures count against the address. */
+    async resolveCredential(ctx: Context, req: IncomingMessage): Promise<Principal> {
       const header = req.headers.authorization;
       if (!header) throw new DomainError('MISSING_AUTH', 'Send Authorization: Bearer <API key or token>');
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) throw new DomainError('INVALID_TOKEN', 'The Authorization header must be "Bearer <API key or token>"');
       const token = match[1]!;
-      let principal: Principal;
       try {
         if (token.startsWith('svc_')) {
           const header = req.headers['x-service-company'];
           const companyHeader = typeof header === 'string' && header ? header : undefined;
           const cached = this.principals.get(token, companyHeader);
-          if (cached) principal = cached;
-          else {
-            const resolved = await call(ctx, authenticateKey, { key: token, ...(companyHeader ? { companyHeader } : {}) });
-            this.principals.set(token, companyHeader, resolved.principal, resolved.expiresAt);
-            principal = resolved.principal;
-          }
-        } else {
-          principal = await resolveBearerToken(ctx, token, req.headers);
+          if (cached) return cached;
+          const resolved = await call(ctx, authenticateKey, { key: token, ...(companyHeader ? { companyHeader } : {}) });
+          this.principals.set(token, companyHeader, resolved.principal, resolved.expiresAt);
+          return resolved.principal;
         }
+        return await resolveBearerToken(ctx, token, req.headers);
       } catch (err) {
         // Guessing keys or tokens from one address ends in 429s: past the limit, no verdict on the guess.
         throw isAuthFailure(err) ? await this.authFailures.fail([ipKey(clientIp(req))], err) : err;
       }
-      (ctx.meta as RequestMeta).auth = principal;
-      return null;
     },
 
     /** Access rules of the route, then the request's params against the action's contract. */
@@ -287,20 +303,13 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       await this.guarantees.beforeAuthorize(ctx, req as unknown as GuardedRequest, _res, alias.action);
       if (binding.access === 'public') {
         if (binding.perIpLimit) {
-          const wait = this.ipLimiter.hit(clientIp(req), Date.now());
-          if (wait > 0) throw new DomainError('RATE_LIMITED', `Too many sandbox bootstraps from this address; retry in ${wait} s`, { retryAfter: wait });
+          // Each throttled public call (sandbox bootstrap, an agent's consent request) has its own budget per address.
+          const wait = this.ipLimiter.hit(`${binding.path} ${clientIp(req)}`, Date.now());
+          if (wait > 0) throw new DomainError('RATE_LIMITED', `Too many ${binding.path} calls from this address; retry in ${wait} s`, { retryAfter: wait });
         }
       } else {
         if (!auth) throw new DomainError('MISSING_AUTH', 'Send Authorization: Bearer <API key or token>');
-        if (binding.access !== 'authenticated' && !hasScope(auth.scopes, binding.access)) {
-          throw new DomainError('INSUFFICIENT_SCOPE', `This call requires the '${binding.access}' scope`, { extra: { requiredScope: binding.access } });
-        }
-        if (binding.testModeOnly && auth.livemode) throw new DomainError('TEST_MODE_ONLY', 'Only sandbox (test) keys may call this');
-        if (binding.company === 'required' && !auth.companyId) {
-          throw new DomainError('COMPANY_REQUIRED', auth.keyType === 'personal'
-            ? 'This key is not bound to a company; send X-Service-Company with one of your companies'
-            : 'Platform and white-label keys must send X-Service-Company: <company_id>');
-        }
+        assertAccess(auth, binding);
       }
       const pathParams = Object.fromEntries(Object.entries(req.$params).filter(([k]) => binding.path.includes(`:${k}`)));
       const params = binding.rawBody && req.$rawBody && req.body === undefined

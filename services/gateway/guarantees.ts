@@ -92,6 +92,19 @@ export class GatewayGuarantees {
     if (!auth) return;
     req.$guard = { auth, action, calls: [] };
     res.once('finish', () => this.capture(req, res));
+    const { headers, refusal } = await this.countRequest(ctx, auth);
+    if (headers) {
+      req.$limitHeaders = headers;
+      if (!res.headersSent) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    }
+    if (refusal) throw refusal;
+  }
+
+  /**
+   * One request of this credential against its plan's per-minute window: the rate headers, and the
+   * refusal when the window is full. Also counts the calls that do not come through a route (an MCP tool call).
+   */
+  async countRequest(ctx: Context, auth: Principal): Promise<{ headers?: Record<string, string>; refusal?: DomainError }> {
     let plan: Plan;
     try {
       plan = (await this.planOf(ctx, auth.organizationId)).plan;
@@ -106,17 +119,33 @@ export class GatewayGuarantees {
     } catch (err) {
       // The limiter's store is down: serve rather than refuse everyone (fail open), loudly.
       this.broker.logger.warn('rate limiter unavailable, request not counted:', err);
-      return;
+      return {};
     }
     const headers = rateLimitHeaders(decision);
-    req.$limitHeaders = headers;
-    if (!res.headersSent) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (!decision.allowed) {
-      const wait = retryAfterSeconds(decision);
-      throw new DomainError('RATE_LIMITED', decision.forcedMs > 0
+    if (decision.allowed) return { headers };
+    const wait = retryAfterSeconds(decision);
+    return {
+      headers,
+      refusal: new DomainError('RATE_LIMITED', decision.forcedMs > 0
         ? `Rate limit forced by the sandbox for this organization; retry in ${wait} s`
-        : `Rate limit of ${decision.limit} requests per minute exceeded for this credential; retry in ${wait} s`, { retryAfter: wait });
-    }
+        : `Rate limit of ${decision.limit} requests per minute exceeded for this credential; retry in ${wait} s`, { retryAfter: wait }),
+    };
+  }
+
+  /** The operation sends documents: they count against the organization's monthly quota (429 QUOTA_EXCEEDED when used up). */
+  async takeDocumentQuota(ctx: Context, auth: Principal, binding: HttpBinding, params: Record<string, unknown>): Promise<{ period: string; count: number } | undefined> {
+    const flag = binding.consumesDocumentQuota;
+    if (!flag) return undefined;
+    const count = typeof flag === 'function' ? flag(params) : 1;
+    if (count <= 0) return undefined;
+    const usage = await call(ctx, consumeDocumentQuota, { organizationId: auth.organizationId, count });
+    return { period: usage.period, count };
+  }
+
+  /** The send did not happen: its documents do not count. */
+  giveBackDocumentQuota(auth: Principal, quota: { period: string; count: number }): void {
+    call(this.broker, refundDocumentQuota, { organizationId: auth.organizationId, ...quota })
+      .catch((err: unknown) => this.broker.logger.warn('document quota: refund failed:', err));
   }
 
   /** Valid params: claim the Idempotency-Key (or replay), then count a document against the quota. */
@@ -130,14 +159,8 @@ export class GatewayGuarantees {
       const key = idempotencyKeyOf(req) ?? (binding.idempotencyKeyFromPayload ? derivedIdempotencyKey(req.url ?? path, contentType, req.body, req.$rawBody) : undefined);
       if (key) await this.claimKey(ctx, req, res, key, method, path, binding);
     }
-    if (binding.consumesDocumentQuota) {
-      const flag = binding.consumesDocumentQuota;
-      const count = typeof flag === 'function' ? flag(req.$params) : 1;
-      if (count > 0) {
-        const usage = await call(ctx, consumeDocumentQuota, { organizationId: guard.auth.organizationId, count });
-        guard.quota = { period: usage.period, count };
-      }
-    }
+    const quota = await this.takeDocumentQuota(ctx, guard.auth, binding, req.$params);
+    if (quota) guard.quota = quota;
     // What follows is the action itself (moleculer-web calls it right after authorization):
     // from here on every action run for this request is traced into meta.$calls.
     guard.meta = ctx.meta as { $calls?: UpstreamCall[] };
@@ -184,6 +207,21 @@ export class GatewayGuarantees {
     });
   }
 
+  /**
+   * A call that came through no route (an MCP tool call, services/gateway/mcp.ts) in the request
+   * log, by the same rule as a request: changes and failures always, reads when EINV_REQUEST_LOG_READS.
+   */
+  logCall(auth: Principal, call: { id: string; method: string; path: string; action: string; status: number; errorCode: string | null; startedAt: number; validation?: ValidationDiffEntry[] }): void {
+    if (!MUTATIONS.has(call.method) && call.status < 400 && !this.logReads) return;
+    const durationMs = +(performance.now() - call.startedAt).toFixed(3);
+    this.log.push({
+      id: call.id, organizationId: auth.organizationId, method: call.method, path: call.path, status: call.status, errorCode: call.errorCode,
+      apiKeyId: auth.apiKeyId, userId: auth.userId, action: call.action, durationMs, upstreamCalls: null,
+      validation: call.status === 400 && call.validation?.length ? call.validation : null, idempotencyKey: null, replayed: false,
+      createdAt: new Date(Date.now() - durationMs).toISOString(),
+    });
+  }
+
   /** The action answered (or failed): its call is in the trace even when it never reached a service. */
   afterCall(req: GuardedRequest, errorCode?: string): void {
     const guard = req.$guard;
@@ -227,11 +265,7 @@ export class GatewayGuarantees {
     if (!guard) return;
     const method = req.method ?? 'GET';
     const status = res.statusCode;
-    if (guard.quota && status >= 400) {
-      // The send did not happen: its documents do not count.
-      call(this.broker, refundDocumentQuota, { organizationId: guard.auth.organizationId, ...guard.quota })
-        .catch((err: unknown) => this.broker.logger.warn('document quota: refund failed:', err));
-    }
+    if (guard.quota && status >= 400) this.giveBackDocumentQuota(guard.auth, guard.quota);
     if (!MUTATIONS.has(method) && status < 400 && !this.logReads) return;
     const now = performance.now();
     const durationMs = +(now - (req.$t0 ?? now)).toFixed(3);

@@ -96,6 +96,7 @@ const TAGS: Record<string, string> = {
   Events: 'The event log every webhook event (and the log-only ones) is written to',
   'API keys': 'Keys of the organization: personal, platform and white-label',
   Identity: 'Who the caller is and the company it acts for',
+  'Agent access': 'How an AI agent gets a key of its own, never more than the user who allowed it holds: consent with PKCE (S256), or a single-use handoff token; the agent then works through the REST API or the MCP server at /mcp (see /llms.txt)',
   Integrations: 'OAuth clients of the built-in issuer and the technical accounts behind them',
   OAuth: 'The token endpoint and the issuer\'s public keys',
   'Request log': 'Every call the organization made, with its trace, summaries and time series',

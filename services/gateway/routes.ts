@@ -14,6 +14,7 @@ import * as requests from '../requests/requests.contract.ts';
 import * as idempotency from '../idempotency/idempotency.contract.ts';
 import * as rateLimit from './rate-limit.contract.ts';
 import * as identity from '../identity/identity.contract.ts';
+import * as agentAccess from '../identity/agent-access.contract.ts';
 import * as events from '../events/events.contract.ts';
 import * as webhooks from '../webhooks/webhooks.contract.ts';
 import * as clock from '../clock/clock.contract.ts';
@@ -29,6 +30,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, events, webhooks, clock, directory, partners, smp, reporting, compliance].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

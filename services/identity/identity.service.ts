@@ -20,6 +20,8 @@ import { newClientId, newClientSecret, secretMatches } from './client-secrets.ts
 import { privateKeyOf, publishedKeys, rotate, secureKeysAtRest, signingKey, statementKeys, type KeyPolicy } from './signing-keys.ts';
 import { generatedKeySecret, resolveKeySecret } from './key-secret.ts';
 import * as contract from './identity.contract.ts';
+import * as agentAccess from './agent-access.contract.ts';
+import * as agents from './agent-access.ts';
 import type { IntegrationView, TechnicalAccountView } from './identity.contract.ts';
 
 const config = loadConfig();
@@ -82,6 +84,27 @@ const IdentityService: ServiceSchema = {
   mixins: [OrmMixin],
 
   actions: {
+    listScopes: action(agentAccess.listScopes, async () => agentAccess.scopeListing()),
+    authorize: action(agentAccess.authorize, agents.authorize),
+    getAuthorization: action(agentAccess.getAuthorization, agents.getAuthorization),
+    consent: action(agentAccess.consent, async (ctx) => {
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'no-store' };
+      return agents.consent(ctx);
+    }),
+    exchangeCode: action(agentAccess.exchangeCode, async (ctx) => {
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'no-store' };
+      return agents.exchangeCode(ctx);
+    }),
+    createHandoff: action(agentAccess.createHandoff, async (ctx) => {
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'no-store' };
+      return agents.createHandoff(ctx);
+    }),
+    getHandoff: action(agentAccess.getHandoff, agents.getHandoff),
+    redeemHandoff: action(agentAccess.redeemHandoff, async (ctx) => {
+      (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'no-store' };
+      return agents.redeemHandoff(ctx);
+    }),
+
     issueToken: action(contract.issueToken, async function (this: IdentityThis, ctx) {
       const keyPolicy = this.keyPolicy;
       const p = ctx.params;

@@ -82,6 +82,11 @@ export interface AppConfig {
   /** Public base URL used in docUrl links and the OpenAPI `servers` entry. */
   publicUrl: string;
   docsUrl: string;
+  /**
+   * Where a user consents to an agent's request: a dashboard page with `{id}` for the request id
+   * (EINV_AGENT_CONSENT_URL); by default the request's own API resource.
+   */
+  agentConsentUrl: string;
   /** Largest JSON body accepted, in bytes, after decompression. */
   maxJsonBytes: number;
   /** Largest request body accepted, in bytes, after decompression (file deposits). */
@@ -279,6 +284,7 @@ export function loadConfig(): AppConfig {
     },
     publicUrl,
     docsUrl: str('EINV_DOCS_URL') ?? `${publicUrl}/docs/errors`,
+    agentConsentUrl: str('EINV_AGENT_CONSENT_URL') ?? `${publicUrl}/v1/oauth/authorizations/{id}`,
     maxJsonBytes: int('EINV_MAX_JSON_BYTES', 1024 * 1024),
     maxBodyBytes: int('EINV_MAX_BODY_BYTES', 25 * 1024 * 1024),
     keepAliveMs: int('EINV_HTTP_KEEP_ALIVE_MS', 65_000),

@@ -20,6 +20,8 @@ export const ID_PREFIXES = {
   file: 'file',
   note: 'note',
   partner: 'ptn',
+  agentAuthorization: 'agauth',
+  handoff: 'hoff',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

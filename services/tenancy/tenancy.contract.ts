@@ -507,3 +507,40 @@ export const registeredParticipant = defineAction<{ peppolId: string; livemode: 
 export const companiesByIds = defineAction<{ ids: string[] }, CompanyRef[]>(SERVICE, 'companiesByIds', {
   params: { ids: { type: 'array', max: 1000, items: { type: 'string', min: 1, max: 255 } } },
 });
+
+/** Who allowed an agent's key: the user's credential at the time of consent or handoff (services/identity/agent-access.ts). */
+export interface KeyGrantor {
+  organizationId: string;
+  /** The company the agent's key acts for. */
+  companyId: string;
+  /** The API key that consented, or null for a JWT user or machine token (checked when it consented). */
+  apiKeyId: string | null;
+  livemode: boolean;
+  email: string | null;
+}
+/**
+ * Internal (broker, no HTTP route): mints an agent's personal key for the grantor's company. The
+ * grantor's key must still be live and hold every scope (a credential never mints more than it
+ * holds); a sandbox key's expiry carries over. The live-keys cap applies as for any key.
+ */
+export const mintDelegatedKey = defineAction<{ grantor: KeyGrantor; scopes: Scope[]; name: string }, ApiKeyView & { key: string }>(SERVICE, 'mintDelegatedKey', {
+  params: {
+    grantor: {
+      type: 'object', strict: true,
+      props: {
+        organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', min: 1, max: 255 }, apiKeyId: { type: 'string', min: 1, max: 255, nullable: true },
+        livemode: 'boolean', email: { type: 'string', max: 320, nullable: true },
+      },
+    },
+    scopes: { type: 'array', min: 1, unique: true, items: { type: 'enum', values: [...SCOPES] } },
+    name: { type: 'string', min: 1, max: 100 },
+  },
+});
+
+/**
+ * Internal (broker, no HTTP route): revokes an agent's key when the grant it came from is replayed
+ * (an authorization code used twice: RFC 6749 §4.1.2 says the tokens it gave should be revoked).
+ */
+export const revokeDelegatedKey = defineAction<{ organizationId: string; id: string }, { id: string; revoked: boolean }>(SERVICE, 'revokeDelegatedKey', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, id: { type: 'string', min: 1, max: 255 } },
+});

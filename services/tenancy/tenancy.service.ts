@@ -50,6 +50,60 @@ const companyRef = (c: Company): contract.CompanyRef => ({
   registrationNumber: c.registrationNumber ?? null, peppolId: c.peppolId ?? null, status: c.status, metadata: c.metadata ?? null,
 });
 
+interface NewKeyRow {
+  organizationId: string;
+  company: Company | null;
+  name: string;
+  keyType: ApiKey['keyType'];
+  scopes: string[];
+  livemode: boolean;
+  email: string | null;
+  expiresAt: Date | null;
+}
+
+/** Stores a new key under the organization's cap on live keys (serialised per organization); the full key is in the answer only. */
+async function storeNewKey(em: EntityManager, input: NewKeyRow): Promise<contract.ApiKeyView & { key: string }> {
+  const secret = generateKey(input.keyType, input.livemode);
+  const now = systemClock.now();
+  return em.transactional(async (tx) => {
+    await tx.execute(API_KEYS_LOCK, [input.organizationId]);
+    const live = await tx.count(ApiKey, { organization: input.organizationId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
+    if (live >= config.credentials.maxApiKeysPerOrganization) {
+      throw new DomainError('LIMIT_EXCEEDED', `This organization already has ${live} live API keys, the most allowed (EINV_MAX_API_KEYS_PER_ORGANIZATION); revoke one first`, {
+        extra: { limit: config.credentials.maxApiKeysPerOrganization },
+      });
+    }
+    const row = tx.create(ApiKey, {
+      id: newId('apiKey'),
+      organization: input.organizationId,
+      company: input.company,
+      name: input.name,
+      keyPrefix: secret.keyPrefix,
+      keyHash: secret.keyHash,
+      keyType: input.keyType,
+      scopes: input.scopes,
+      livemode: input.livemode,
+      email: input.email,
+      expiresAt: input.expiresAt,
+    });
+    await tx.flush();
+    return { ...apiKeyView(row), key: secret.key };
+  });
+}
+
+/** Revokes a key of the organization (idempotent) and tells every gateway to drop it; null when there is no such key. */
+async function revokeKey(ctx: Context, organizationId: string, id: string): Promise<ApiKey | null> {
+  const em = emOf(ctx);
+  const row = await em.findOne(ApiKey, { id, organization: organizationId });
+  if (!row) return null;
+  row.revokedAt ??= systemClock.now();
+  await em.flush();
+  // Awaited so this replica's gateway has dropped the key before the caller hears "revoked".
+  const revoked: contract.ApiKeyRevoked = { apiKeyId: row.id, organizationId };
+  await ctx.broadcast(contract.API_KEY_REVOKED_EVENT, revoked);
+  return row;
+}
+
 type TenancyThis = Service & { recordEvent(ctx: Context, em: EntityManager, input: OutboxEventInput): Promise<unknown> };
 
 const TenancyService: ServiceSchema = {
@@ -201,34 +255,29 @@ const TenancyService: ServiceSchema = {
         company = await em.findOne(Company, { id: companyRef, organization: auth.organizationId });
         if (!company) throw companyForbidden(companyRef);
       }
-      const secret = generateKey(keyType, auth.livemode);
       const caller = auth.apiKeyId ? await em.findOne(ApiKey, auth.apiKeyId) : null;
-      const now = systemClock.now();
-      return em.transactional(async (tx) => {
-        await tx.execute(API_KEYS_LOCK, [auth.organizationId]);
-        const live = await tx.count(ApiKey, { organization: auth.organizationId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
-        if (live >= config.credentials.maxApiKeysPerOrganization) {
-          throw new DomainError('LIMIT_EXCEEDED', `This organization already has ${live} live API keys, the most allowed (EINV_MAX_API_KEYS_PER_ORGANIZATION); revoke one first`, {
-            extra: { limit: config.credentials.maxApiKeysPerOrganization },
-          });
-        }
-        const row = tx.create(ApiKey, {
-          id: newId('apiKey'),
-          organization: auth.organizationId,
-          company,
-          name: ctx.params.name,
-          keyPrefix: secret.keyPrefix,
-          keyHash: secret.keyHash,
-          keyType,
-          scopes,
-          livemode: auth.livemode,
-          email: auth.email,
-          // A sandbox key never outlives the sandbox key that minted it.
-          expiresAt: caller?.expiresAt ?? null,
-        });
-        await tx.flush();
-        return { ...apiKeyView(row), key: secret.key };
-      });
+      // A sandbox key never outlives the sandbox key that minted it.
+      return storeNewKey(em, { organizationId: auth.organizationId, company, name: ctx.params.name, keyType, scopes, livemode: auth.livemode, email: auth.email, expiresAt: caller?.expiresAt ?? null });
+    }),
+
+    mintDelegatedKey: action(contract.mintDelegatedKey, async (ctx) => {
+      const { grantor, scopes, name } = ctx.params;
+      const em = emOf(ctx);
+      const company = await em.findOne(Company, { id: grantor.companyId, organization: grantor.organizationId, deletedAt: null });
+      if (!company) throw companyForbidden(grantor.companyId);
+      let expiresAt: Date | null = null;
+      if (grantor.apiKeyId) {
+        // The key that consented may have been revoked, or may expire, since: checked again now.
+        const key = await em.findOne(ApiKey, { id: grantor.apiKeyId, organization: grantor.organizationId });
+        if (!key || key.revokedAt) throw new DomainError('REVOKED_KEY', 'The key that allowed this agent has been revoked since');
+        if (key.expiresAt && key.expiresAt <= systemClock.now()) throw new DomainError('EXPIRED_TOKEN', 'The key that allowed this agent has expired since');
+        const beyond = scopes.filter((s) => !hasScope(key.scopes as contract.ApiKeyView['scopes'], s));
+        if (beyond.length) throw new DomainError('INSUFFICIENT_SCOPE', `The key that allowed this agent does not hold: ${beyond.join(', ')}`);
+        if (key.keyType === 'personal' && key.company?.id !== company.id) throw companyForbidden(company.id);
+        if (key.livemode !== grantor.livemode) throw new DomainError('INSUFFICIENT_SCOPE', 'The key that allowed this agent is of another mode');
+        expiresAt = key.expiresAt ?? null;
+      }
+      return storeNewKey(em, { organizationId: grantor.organizationId, company, name, keyType: 'personal', scopes, livemode: grantor.livemode, email: grantor.email, expiresAt });
     }),
 
     listApiKeys: action(contract.listApiKeys, async (ctx) => {
@@ -243,16 +292,14 @@ const TenancyService: ServiceSchema = {
     }),
 
     revokeApiKey: action(contract.revokeApiKey, async (ctx) => {
-      const auth = principalOf(ctx);
-      const em = emOf(ctx);
-      const row = await em.findOne(ApiKey, { id: ctx.params.id, organization: auth.organizationId });
+      const row = await revokeKey(ctx, principalOf(ctx).organizationId, ctx.params.id);
       if (!row) throw new DomainError('RESOURCE_NOT_FOUND', `API key '${ctx.params.id}' was not found`);
-      row.revokedAt ??= systemClock.now();
-      await em.flush();
-      // Awaited so this replica's gateway has dropped the key before the caller hears "revoked".
-      const revoked: contract.ApiKeyRevoked = { apiKeyId: row.id, organizationId: auth.organizationId };
-      await ctx.broadcast(contract.API_KEY_REVOKED_EVENT, revoked);
-      return { id: row.id, revoked: true as const, revokedAt: row.revokedAt.toISOString() };
+      return { id: row.id, revoked: true as const, revokedAt: row.revokedAt!.toISOString() };
+    }),
+
+    revokeDelegatedKey: action(contract.revokeDelegatedKey, async (ctx) => {
+      const row = await revokeKey(ctx, ctx.params.organizationId, ctx.params.id);
+      return { id: ctx.params.id, revoked: row !== null };
     }),
 
     listCompanies: action(contract.listCompanies, async (ctx) => {

@@ -33,7 +33,9 @@ it('serves an OpenAPI 3.1 document with exactly the gateway routes', async () =>
     .map((a) => `${a.method} ${a.fullPath.replace(/:(\w+)/g, '{$1}')}`).sort();
   // Plus the mount point of connectors' network endpoints (adapters/sdk routes): not part of the API, so not in its document.
   const connectorMounts = ['GET', 'POST', 'PUT'].map((m) => `${m} /connectors/{connectorId}/{route}`);
-  expect(aliases).toEqual([...routed, ...connectorMounts].sort());
+  // And the MCP server's endpoint (JSON-RPC over streamable HTTP; its tools are the operations above, described in /llms.txt).
+  const mcpMount = ['DELETE', 'GET', 'POST'].map((m) => `${m} /mcp`);
+  expect(aliases).toEqual([...routed, ...connectorMounts, ...mcpMount].sort());
 
   const createKey = doc.paths['/v1/api-keys'].post;
   expect(createKey['x-required-scope']).toBe('platform');

@@ -44,6 +44,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/llms.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This API described for AI agents (llms.txt): how an agent gets a key (consent with PKCE, handoff tokens), the MCP server at /mcp and its tools, and every operation with its scope, written from the same contracts as this document
+         * @description This API described for AI agents (llms.txt): how an agent gets a key (consent with PKCE, handoff tokens), the MCP server at /mcp and its tools, and every operation with its scope, written from the same contracts as this document
+         */
+        get: operations["gateway.llmsTxt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1016,6 +1036,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP: EINV_BOOTSTRAP_PER_IP_PER_HOUR an hour, counted apart from bootstraps)
+         * @description An agent asks for a key: its name, the scopes it wants and a PKCE S256 code challenge. Answers the consent URL to show the user; the request waits 10 minutes for consent (rate-limited per IP: EINV_BOOTSTRAP_PER_IP_PER_HOUR an hour, counted apart from bootstraps)
+         */
+        post: operations["identity.authorize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/authorizations/{id}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The user consents: answers the single-use authorization code (10 minutes) for the agent. The consenting credential must hold every scope asked (403 INSUFFICIENT_SCOPE): a credential never grants more than it holds. The key acts for the credential's company (X-Service-Company for platform keys). A request already consented, exchanged or expired: 409 INVALID_TRANSITION
+         * @description The user consents: answers the single-use authorization code (10 minutes) for the agent. The consenting credential must hold every scope asked (403 INSUFFICIENT_SCOPE): a credential never grants more than it holds. The key acts for the credential's company (X-Service-Company for platform keys). A request already consented, exchanged or expired: 409 INVALID_TRANSITION
+         */
+        post: operations["identity.consent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/handoffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a single-use handoff token (10 minutes) for an agent, with some of send, receive, documents.read, companies.read, stats (each held by the caller, else 403 INSUFFICIENT_SCOPE). The agent redeems it once at /v1/oauth/handoffs/redeem
+         * @description Mint a single-use handoff token (10 minutes) for an agent, with some of send, receive, documents.read, companies.read, stats (each held by the caller, else 403 INSUFFICIENT_SCOPE). The agent redeems it once at /v1/oauth/handoffs/redeem
+         */
+        post: operations["identity.createHandoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way; a code used twice also revokes the key it gave, RFC 6749 §4.1.2)
+         * @description The agent exchanges its authorization code and code verifier for its API key (returned once; a personal key of the consenting company with the scopes consented). A wrong verifier, an unknown, expired or already used code: 400 INVALID_GRANT (the code is spent either way; a code used twice also revokes the key it gave, RFC 6749 §4.1.2)
+         */
+        post: operations["identity.exchangeCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/authorizations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The consent request an agent made (the consent URL): who asks, for which scopes, until when. Any credential of an organization may read it; consenting binds it to that organization
+         * @description The consent request an agent made (the consent URL): who asks, for which scopes, until when. Any credential of an organization may read it; consenting binds it to that organization
+         */
+        get: operations["identity.getAuthorization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/handoffs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A handoff token of the organization (never the token itself): pending, redeemed (with the key the agent got) or expired
+         * @description A handoff token of the organization (never the token itself): pending, redeemed (with the key the agent got) or expired
+         */
+        get: operations["identity.getHandoff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/scopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every scope a key or an agent may be granted, with what it allows
+         * @description Every scope a key or an agent may be granted, with what it allows
+         */
+        get: operations["identity.listScopes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/handoffs/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The agent redeems a handoff token for its API key (returned once). A token unknown, expired or already redeemed: 400 INVALID_GRANT
+         * @description The agent redeems a handoff token for its API key (returned once). A token unknown, expired or already redeemed: 400 INVALID_GRANT
+         */
+        post: operations["identity.redeemHandoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/ack": {
         parameters: {
             query?: never;
@@ -1634,7 +1814,7 @@ export interface components {
             error: {
                 type: string;
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
+                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
                 message: string;
                 details: {
                     field?: string;
@@ -1778,6 +1958,80 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "gateway.llmsTxt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
                 };
             };
             /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
@@ -10806,6 +11060,985 @@ export interface operations {
             };
             /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The agent's name, shown to the user who consents and given to its key */
+                    client_name: string;
+                    scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                    /** @description BASE64URL (no padding) of the SHA-256 of the code verifier (RFC 7636 §4.2, S256): 43 characters */
+                    code_challenge: string;
+                    /**
+                     * @description Only S256 (the default); `plain` is refused
+                     * @enum {unknown}
+                     */
+                    code_challenge_method?: "S256";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example agauth_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        clientName: string;
+                        scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                        /** @enum {string} */
+                        status: "pending" | "consented" | "exchanged" | "expired";
+                        /**
+                         * Format: uri
+                         * @description Show this to the user: the dashboard page where they consent (EINV_AGENT_CONSENT_URL), by default this request's API resource (GET with their credential, then POST …/consent)
+                         */
+                        consentUrl: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.consent": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorizationId: string;
+                        /**
+                         * @description The authorization code. Returned once; only its hash is stored.
+                         * @example agc_…
+                         */
+                        code: string;
+                        clientName: string;
+                        scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                        companyId: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.createHandoff": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Default: every handoff scope the caller holds */
+                    scopes?: ("send" | "receive" | "documents.read" | "companies.read" | "stats")[];
+                    /** @description Name of the key the agent gets (default `agent handoff`) */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example hoff_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /**
+                         * @description The handoff token. Returned once, when minted; only its hash is stored.
+                         * @example agh_…
+                         */
+                        token: string;
+                        name: string;
+                        scopes: ("send" | "receive" | "documents.read" | "companies.read" | "stats")[];
+                        companyId: string;
+                        livemode: boolean;
+                        /** @enum {string} */
+                        status: "pending" | "redeemed" | "expired";
+                        apiKeyId: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.exchangeCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    /** @description The secret whose S256 challenge the agent sent to /v1/oauth/authorize (RFC 7636 §4.1: 43 to 128 of A-Z a-z 0-9 - . _ ~) */
+                    code_verifier: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example key_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @description The full key. Returned once, at creation. */
+                        key: string;
+                        /** @example svc_test_Ab12Cd */
+                        keyPrefix: string;
+                        name: string;
+                        scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                        /** @enum {string} */
+                        keyType: "personal" | "platform" | "white_label";
+                        livemode: boolean;
+                        companyId?: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt?: string | null;
+                        /** @description The consent request the key came from */
+                        authorizationId: string | null;
+                        /** @description The handoff token the key came from */
+                        handoffId: string | null;
+                    };
+                };
+            };
+            /** @description INVALID_GRANT: the code is unknown, expired or already used, or the verifier does not match its challenge */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.getAuthorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example agauth_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        clientName: string;
+                        scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                        /** @enum {string} */
+                        status: "pending" | "consented" | "exchanged" | "expired";
+                        /**
+                         * Format: uri
+                         * @description Show this to the user: the dashboard page where they consent (EINV_AGENT_CONSENT_URL), by default this request's API resource (GET with their credential, then POST …/consent)
+                         */
+                        consentUrl: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.getHandoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example hoff_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /**
+                         * @description The handoff token. Returned once, when minted; only its hash is stored.
+                         * @example agh_…
+                         */
+                        token?: string;
+                        name: string;
+                        scopes: ("send" | "receive" | "documents.read" | "companies.read" | "stats")[];
+                        companyId: string;
+                        livemode: boolean;
+                        /** @enum {string} */
+                        status: "pending" | "redeemed" | "expired";
+                        apiKeyId: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.listScopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        scopes: {
+                            /** @enum {string} */
+                            id: "send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*";
+                            description: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "identity.redeemHandoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example key_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @description The full key. Returned once, at creation. */
+                        key: string;
+                        /** @example svc_test_Ab12Cd */
+                        keyPrefix: string;
+                        name: string;
+                        scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                        /** @enum {string} */
+                        keyType: "personal" | "platform" | "white_label";
+                        livemode: boolean;
+                        companyId?: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt?: string | null;
+                        /** @description The consent request the key came from */
+                        authorizationId: string | null;
+                        /** @description The handoff token the key came from */
+                        handoffId: string | null;
+                    };
+                };
+            };
+            /** @description INVALID_GRANT: the token is unknown, expired or already redeemed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,8 +15,9 @@ import { Membership } from '../../identity/membership.entity.ts';
 import { Integration } from '../../identity/integration.entity.ts';
 import { SigningKey } from '../../identity/signing-key.entity.ts';
 import { IssuedToken } from '../../identity/issued-token.entity.ts';
+import { AgentAuthorization, HandoffToken } from '../../identity/agent-grant.entity.ts';
 import { Document } from '../../documents/document.entity.ts';
 import { Partner } from '../../partners/partner.entity.ts';
 import { PeppolReportSubmission } from '../../reporting/report-submission.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document, Partner, PeppolReportSubmission];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, AgentAuthorization, HandoffToken, Document, Partner, PeppolReportSubmission];
