@@ -482,3 +482,33 @@ export const receiveInbound = defineAction<InboundDocument & { connectorId: stri
 export const peppolExchanges = defineAction<{ month: string; livemode: boolean }, ReportingExchange[]>(SERVICE, 'peppolExchanges', {
   params: { month: { type: 'string', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])$/ }, livemode: 'boolean' },
 });
+
+// ---------- internal: sandbox reset, usage statistics ----------
+
+/**
+ * Wipes an organization's sandbox documents and their pending work (deliveries, follow-ups) for
+ * `POST /v1/sandbox/reset` (only one company's with `companyId`). Live documents, and other
+ * organizations' copies of the same exchanges, stay.
+ */
+export const resetSandbox = defineAction<{ organizationId: string; companyId?: string }, { documents: number; scheduledJobs: number }>(SERVICE, 'resetSandbox', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', optional: true, max: 255 } },
+});
+
+export interface DocumentUsage {
+  /** Outgoing documents created in the period. */
+  sent: number;
+  /** Incoming documents booked in the period (repeated copies left out). */
+  received: number;
+  byType: Record<string, { sent: number; received: number }>;
+  /** API lifecycle status (sent, received, approved, paid …) → documents. */
+  byStatus: Record<string, number>;
+  /** Delivery status (pending, delivered, failed …) → outgoing documents. */
+  byDeliveryStatus: Record<string, number>;
+  /** Incoming documents whose rules' verdict on arrival was invalid. */
+  receivedInvalid: number;
+  byCompany: Record<string, { sent: number; received: number }>;
+}
+/** What an organization's documents created in [from, to) add up to (platform usage, statistics). */
+export const usage = defineAction<{ organizationId: string; livemode: boolean; companyId?: string; from: string; to: string }, DocumentUsage>(SERVICE, 'usage', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', companyId: { type: 'string', optional: true, max: 255 }, from: 'string', to: 'string' },
+});

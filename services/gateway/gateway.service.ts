@@ -12,7 +12,8 @@ import { DomainError } from '../shared/errors.ts';
 import { call } from '../shared/call.ts';
 import { hasScope, type Principal, type RequestMeta } from '../shared/auth.ts';
 import type { ActionContract, HttpBinding } from '../shared/contract.ts';
-import { authenticateKey, API_KEY_REVOKED_EVENT, type ApiKeyRevoked } from '../tenancy/tenancy.contract.ts';
+import { authenticateKey, API_KEY_REVOKED_EVENT, COMPANY_SUSPENDED_EVENT, CUSTOM_DOMAIN_CHANGED_EVENT, type ApiKeyRevoked, type CompanySuspended } from '../tenancy/tenancy.contract.ts';
+import { CustomDomains } from './custom-domains.ts';
 import { PrincipalCache } from './principal-cache.ts';
 import { readBody } from './http-body.ts';
 import { formatError, formatOAuthError, ERROR_TABLE } from './error-formatter.ts';
@@ -99,6 +100,8 @@ interface GatewayVars {
   guarantees: GatewayGuarantees;
   /** API-key principals kept for a moment (services/gateway/principal-cache.ts). */
   principals: PrincipalCache;
+  /** White-label custom domains: which organization a request's host serves (services/gateway/custom-domains.ts). */
+  customDomains: CustomDomains;
 }
 
 /** What moleculer-web's mixin provides that we call. */
@@ -165,6 +168,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           const meta = ctx.meta as RequestMeta & { $statusCode?: number };
           meta.requestId = req.$requestId;
           meta.clientIp = clientIp(req);
+          if (typeof req.headers.host === 'string') meta.host = req.headers.host;
           const status = req.$alias?.binding.status;
           if (status) meta.$statusCode = status;
         },
@@ -221,6 +225,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     [API_KEY_REVOKED_EVENT](this: GatewayVars, ctx: Context<ApiKeyRevoked>) {
       this.principals.dropKey(ctx.params.apiKeyId);
     },
+    [COMPANY_SUSPENDED_EVENT](this: GatewayVars, ctx: Context<CompanySuspended>) {
+      this.principals.dropCompany(ctx.params.companyId);
+    },
+    [CUSTOM_DOMAIN_CHANGED_EVENT](this: GatewayVars, ctx: Context<{ domains: string[] }>) {
+      this.customDomains.forget(ctx.params.domains);
+    },
   },
 
   created() {
@@ -229,6 +239,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     this.authFailures = new AuthFailureThrottle(config.credentials, config.redisUrl, this.logger);
     this.guarantees = new GatewayGuarantees(this.broker, config);
     this.principals = new PrincipalCache(config.credentials.principalCacheTtlMs);
+    this.customDomains = new CustomDomains([config.customDomainTarget, new URL(config.publicUrl).hostname]);
     // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
     // client pool) never reuses a socket we are closing at that very moment (ECONNRESET).
     const server = (this as unknown as { server?: { keepAliveTimeout: number; headersTimeout: number } }).server;
@@ -276,6 +287,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         // Guessing keys or tokens from one address ends in 429s: past the limit, no verdict on the guess.
         throw isAuthFailure(err) ? await this.authFailures.fail([ipKey(clientIp(req))], err) : err;
       }
+      await this.customDomains.check(ctx, req.headers.host, principal);
       (ctx.meta as RequestMeta).auth = principal;
       return null;
     },

@@ -51,7 +51,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
   // An operation on one resource answers 404 when it is not the caller's (no existence leak).
   if (inPath.length) errors[404] = errorResponse('RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller\'s');
   if (http.access !== 'public') {
-    Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN') });
+    Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN') });
   }
   // Any call may meet a dependency that is down, failing or slow; any body may be too large or oddly encoded.
   Object.assign(errors, {

@@ -23,8 +23,12 @@ export const ERROR_CODES = [
   // OAuth token endpoint (RFC 6749 §5.2); rendered there as lowercase `error` strings.
   'INVALID_CLIENT', 'UNSUPPORTED_GRANT_TYPE', 'ACCESS_DENIED',
   'INSUFFICIENT_SCOPE', 'COMPANY_FORBIDDEN', 'COMPANY_REQUIRED', 'ORGANIZATION_FORBIDDEN', 'TEST_MODE_ONLY',
+  // Ours: a managed company its platform suspended (POST /v1/platform/companies/{id}/suspend).
+  'COMPANY_SUSPENDED',
   'RESOURCE_NOT_FOUND', 'COMPANY_NOT_FOUND', 'DOCUMENT_NOT_FOUND', 'ROUTE_NOT_FOUND', 'METHOD_NOT_ALLOWED',
-  'COMPANY_EXISTS', 'LIMIT_EXCEEDED', 'DUPLICATE_DOCUMENT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
+  'COMPANY_EXISTS', 'LIMIT_EXCEEDED',
+  // Ours: a white-label custom domain another organization already serves.
+  'DOMAIN_IN_USE', 'DUPLICATE_DOCUMENT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
   'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
   'VAT_NOT_FOUND', 'VAT_INACTIVE', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'UBL_VALIDATION_FAILED',
   // Ours: a document whose processing exceeded its CPU-time or memory budget (services/shared/worker-pool.ts).
