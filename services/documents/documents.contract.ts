@@ -24,7 +24,8 @@ export interface SendParams {
   type: string;
   documentSubtype?: string | number;
   selfBilled?: boolean;
-  format: string;
+  /** Absent: the organization's `defaults.preferredFormat` (platform settings); MISSING_FIELD when it has none. */
+  format?: string;
   from?: string;
   to?: string;
   document?: Record<string, unknown>;
@@ -161,7 +162,7 @@ const envelopeParams = {
   type: { type: 'enum', values: [...DOCUMENT_TYPES] },
   documentSubtype: { type: 'multi', optional: true, rules: [{ type: 'string', max: 64 }, { type: 'number', integer: true }] },
   selfBilled: { type: 'boolean', optional: true, convert: true },
-  format: { type: 'enum', values: [...SEND_FORMATS] },
+  format: { type: 'enum', values: [...SEND_FORMATS], optional: true, description: 'Required unless the organization\'s platform settings set `defaults.preferredFormat`, which an absent format takes' },
   from: { type: 'string', optional: true, min: 1, max: 255 },
   to: { type: 'string', optional: true, min: 1, max: 255 },
   document: { type: 'object', optional: true, openapi: DOCUMENT_BODY_SCHEMA },

@@ -300,6 +300,27 @@ describe('usage and statistics', () => {
       expect(platStats.companyId).toBeNull();
       const t2Stats = (await api(t.baseUrl, 'GET', '/v1/stats', { key: plat.apiKey, headers: { 'x-service-company': t2.company.id } })).body;
       expect(t2Stats.documents).toMatchObject({ sent: 1, received: 0 });
+
+      // defaults.preferredFormat applies to the platform's tenants: a send without `format` takes it.
+      const bare = (key: string, sellerVat: string, to: string) => api(t.baseUrl, 'POST', '/v1/documents/send', {
+        key,
+        body: {
+          type: 'invoice', to,
+          document: {
+            number: `BARE-${Date.now()}`, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO',
+            seller: { name: 'Seller', vatNumber: sellerVat, address: { street: 'Rue 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
+            buyer: { name: 'Buyer', vatNumber: 'FR40303265045', address: { street: '1 rue', city: 'Paris', postalCode: '75001', country: 'FR' } },
+            lines: [{ description: 'Work', quantity: 1, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
+          },
+        },
+      });
+      const noPreference = await bare(buyer.apiKey, buyer.company.vatNumber, t1.company.peppolId);
+      expectEnvelope(noPreference, 400, 'MISSING_FIELD');
+      expect(noPreference.body.error.details[0].field).toBe('format');
+      expect((await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: plat.apiKey, body: { defaults: { preferredFormat: 'json' } } })).status).toBe(200);
+      const preferred = await bare(t2.apiKey.key, t2.company.vatNumber, buyer.company.peppolId);
+      expect(preferred.status).toBe(201);
+      expect(preferred.body.format).toBe('json');
     } finally {
       await hooks.close();
     }
