@@ -105,7 +105,19 @@ describe('POST /v1/platform/companies', () => {
     expect(bad.body.error.details[0]!.field).toBe('webhook.url');
     expectEnvelope(await onboard({ vatNumber: vat, webhook: { url: receiver.url, events: ['document.exploded'] } }), 400, 'INVALID_ENUM');
     expectEnvelope(await onboard({ vatNumber: 'be123' }), 400, 'INVALID_VAT_FORMAT');
+    // The company is created, then its key cannot be: the company goes again (nothing half-onboarded).
+    process.env.EINV_MAX_API_KEYS_PER_ORGANIZATION = '1';
+    try {
+      expectEnvelope(await onboard({ vatNumber: vat, webhook: { url: receiver.url, events: ['*'] } }), 409, 'LIMIT_EXCEEDED');
+    } finally {
+      delete process.env.EINV_MAX_API_KEYS_PER_ORGANIZATION;
+    }
     expectEnvelope(await api(t.baseUrl, 'GET', `/v1/companies/vat:${vat}`, { key: plat.apiKey }), 404, 'COMPANY_NOT_FOUND');
+    // Only the first tenant's webhook exists: none was left by the refused onboardings.
+    expect((await api(t.baseUrl, 'GET', '/v1/webhooks', { key: plat.apiKey })).body.data.map((w: { id: string }) => w.id)).toEqual([tenant.webhook!.id]);
+    // The same VAT number onboards once the cause is gone.
+    const later = await onboard({ vatNumber: vat });
+    expect(later.status).toBe(201);
     // A key bound to one company does not run platform operations.
     expectEnvelope(await onboard({ vatNumber: vat }, {}, tenant.apiKey.key), 403, 'INSUFFICIENT_SCOPE');
   });
