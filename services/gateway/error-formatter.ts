@@ -64,6 +64,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   INVALID_TRANSITION: { status: 409, type: 'conflict_error', description: 'Lifecycle move not allowed' },
   PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', description: 'Body larger than the limit, after decompression; or a document over an input cap (inflated PDF stream, embedded files, PDF objects, XML elements, attributes per element, depth, text length); details name the cap' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', description: 'Content type or encoding not supported' },
+  DOMAIN_NOT_VERIFIED: { status: 422, type: 'validation_error', description: 'The custom domain\'s TXT challenge record is not published (yet); create the DNS records the settings list and verify again' },
   VAT_NOT_FOUND: { status: 422, type: 'validation_error', description: 'VAT number unknown' },
   VAT_INACTIVE: { status: 422, type: 'validation_error', description: 'VAT number ceased' },
   RECIPIENT_NOT_FOUND: { status: 422, type: 'validation_error', description: 'Peppol id registered nowhere' },

@@ -30,7 +30,9 @@ export const ERROR_CODES = [
   // Ours: a white-label custom domain another organization already serves.
   'DOMAIN_IN_USE', 'DUPLICATE_DOCUMENT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
   'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
-  'VAT_NOT_FOUND', 'VAT_INACTIVE', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'UBL_VALIDATION_FAILED',
+  'VAT_NOT_FOUND', 'VAT_INACTIVE',
+  // Ours: a white-label custom domain whose DNS challenge (TXT record) is not published yet.
+  'DOMAIN_NOT_VERIFIED', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'UBL_VALIDATION_FAILED',
   // Ours: a document whose processing exceeded its CPU-time or memory budget (services/shared/worker-pool.ts).
   'DOCUMENT_TOO_COMPLEX',
   // Ours: the document names another company as its issuer than the one sending it (mappings/canonical/issuer.ts).

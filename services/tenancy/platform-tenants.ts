@@ -2,10 +2,11 @@
  * Platform operation, tenancy's side: a platform (or white-label) organization's managed companies
  * are its tenants. It onboards them (company and tenant key in one step; publication after),
  * lists them and their keys, revokes tenant keys, suspends and resumes tenants, and keeps its
- * white-label settings (branding, custom domain, defaults for its tenants). Sandbox organizations
+ * white-label settings (branding, custom domain verified by a DNS TXT challenge, defaults for its tenants). Sandbox organizations
  * past their expiry are removed here once the other services have wiped their own rows.
  */
 import { randomBytes } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
 import type { Context } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../shared/errors.ts';
@@ -52,6 +53,8 @@ export function customDomainView(domain: NonNullable<OrganizationSettings['custo
   const target = loadConfig().customDomainTarget;
   return {
     domain: domain.domain,
+    status: domain.verifiedAt ? 'verified' : 'pending_verification',
+    verifiedAt: domain.verifiedAt ?? null,
     dnsRecords: [
       { type: 'CNAME', name: domain.domain, value: target, purpose: 'Routes the domain to this platform' },
       { type: 'TXT', name: `${CHALLENGE_LABEL}.${domain.domain}`, value: domain.verificationToken, purpose: 'Proves the organization controls the domain' },
@@ -116,28 +119,65 @@ export async function updatePlatformSettings(ctx: Context<UpdatePlatformSettings
     settings.defaults = defaults;
   }
   const changedDomains: string[] = [];
-  if (p.customDomain !== undefined && p.customDomain !== (org.customDomain ?? null)) {
+  const current = settings.customDomain?.domain ?? null;
+  if (p.customDomain !== undefined && p.customDomain !== current) {
+    // The host stops being served at once; a new one is served once its TXT challenge is verified.
     if (org.customDomain) changedDomains.push(org.customDomain);
+    org.customDomain = null;
     if (p.customDomain === null) {
       settings.customDomain = null;
-      org.customDomain = null;
     } else {
       const domain = p.customDomain;
       if (ownHosts().has(domain)) throw new DomainError('INVALID_REQUEST', `${domain} is this platform's own host, not a custom domain`, { details: [{ field: 'customDomain', rule: 'notOwnHost', message: 'the platform\'s own host' }] });
       if (await em.count(Organization, { customDomain: domain, id: { $ne: org.id } })) throw domainInUse(domain);
-      settings.customDomain = { domain, verificationToken: `svc-verify-${randomBytes(16).toString('hex')}`, requestedAt: systemClock.now().toISOString() };
-      org.customDomain = domain;
-      changedDomains.push(domain);
+      settings.customDomain = { domain, verificationToken: `svc-verify-${randomBytes(16).toString('hex')}`, requestedAt: systemClock.now().toISOString(), verifiedAt: null };
     }
   }
   org.settings = settings;
+  await em.flush();
+  if (changedDomains.length) await ctx.broadcast(CUSTOM_DOMAIN_CHANGED_EVENT, { domains: changedDomains });
+  return settingsView(org);
+}
+
+/** The TXT strings published under a name ([] when the name does not exist). */
+async function txtRecords(name: string): Promise<string[]> {
+  const resolver = new Resolver({ timeout: 3_000, tries: 2 });
+  const servers = loadConfig().customDomainDnsServers;
+  if (servers.length) resolver.setServers(servers);
+  try {
+    return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ENONAME' || code === 'NXDOMAIN') return [];
+    throw new DomainError('UPSTREAM_UNAVAILABLE', `The DNS could not be asked for ${name} (${code ?? 'error'}); verify again later`, { retryAfter: 30 });
+  }
+}
+
+/** POST /v1/platform/settings/custom-domain/verify: the TXT challenge found, the host is this organization's. */
+export async function verifyCustomDomain(ctx: Context, em: EntityManager): Promise<PlatformSettingsView> {
+  const auth = principalOf(ctx);
+  requireOrganizationWide(auth);
+  const org = await em.findOneOrFail(Organization, auth.organizationId);
+  const claim = org.settings?.customDomain;
+  if (!claim) throw new DomainError('INVALID_TRANSITION', 'No custom domain is set: PATCH /v1/platform/settings with customDomain first', { extra: { allowedTransitions: [] } });
+  if (claim.verifiedAt && org.customDomain === claim.domain) return settingsView(org);
+  const name = `${CHALLENGE_LABEL}.${claim.domain}`;
+  const found = await txtRecords(name);
+  if (!found.includes(claim.verificationToken)) {
+    throw new DomainError('DOMAIN_NOT_VERIFIED', `The TXT record ${name} does not hold this domain's challenge yet${found.length ? ` (found ${found.length} other value${found.length > 1 ? 's' : ''})` : ''}; create it as the settings list, then verify again`, {
+      details: [{ field: 'customDomain', rule: 'dnsChallenge', message: `TXT ${name} = ${claim.verificationToken} not found` }],
+    });
+  }
+  org.customDomain = claim.domain;
+  org.settings = { ...org.settings, customDomain: { ...claim, verifiedAt: systemClock.now().toISOString() } };
   try {
     await em.flush();
   } catch (err) {
-    if ((err as { name?: string }).name === 'UniqueConstraintViolationException' && p.customDomain) throw domainInUse(p.customDomain);
+    // Another organization verified the same host first: the unique index keeps one.
+    if ((err as { name?: string }).name === 'UniqueConstraintViolationException') throw domainInUse(claim.domain);
     throw err;
   }
-  if (changedDomains.length) await ctx.broadcast(CUSTOM_DOMAIN_CHANGED_EVENT, { domains: changedDomains });
+  await ctx.broadcast(CUSTOM_DOMAIN_CHANGED_EVENT, { domains: [claim.domain] });
   return settingsView(org);
 }
 

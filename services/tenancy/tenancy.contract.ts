@@ -534,12 +534,16 @@ export interface PlatformDefaults {
 /** As stored on the organization. */
 export interface OrganizationSettings {
   branding?: Partial<Branding>;
-  customDomain?: { domain: string; verificationToken: string; requestedAt: string } | null;
+  /** `verifiedAt` set once its TXT challenge was found: only then is the host served (organizations.custom_domain). */
+  customDomain?: { domain: string; verificationToken: string; requestedAt: string; verifiedAt?: string | null } | null;
   defaults?: Partial<PlatformDefaults>;
 }
 export interface DnsRecord { type: 'CNAME' | 'TXT'; name: string; value: string; purpose: string }
 export interface CustomDomainView {
   domain: string;
+  /** `verified`: the TXT challenge was found and the gateway serves the host for the organization. */
+  status: 'pending_verification' | 'verified';
+  verifiedAt: string | null;
   /** The records to create at the domain's DNS host. */
   dnsRecords: DnsRecord[];
   /** `external`: TLS is terminated in front of the gateway (no ACME client is configured here). */
@@ -570,9 +574,11 @@ const settingsResponse = {
     plan: { type: 'string', enum: [...PLANS] },
     branding: brandingSchema,
     customDomain: {
-      type: ['object', 'null'], required: ['domain', 'dnsRecords', 'tls', 'requestedAt'],
+      type: ['object', 'null'], required: ['domain', 'status', 'verifiedAt', 'dnsRecords', 'tls', 'requestedAt'],
       properties: {
         domain: { type: 'string', examples: ['einvoicing.example.com'] },
+        status: { type: 'string', enum: ['pending_verification', 'verified'], description: '`verified`: the TXT challenge was found; the gateway serves the host for this organization' },
+        verifiedAt: { type: ['string', 'null'], format: 'date-time' },
         dnsRecords: {
           type: 'array',
           items: {
@@ -635,8 +641,18 @@ export const updatePlatformSettings = defineAction<UpdatePlatformSettingsParams,
   },
   http: {
     method: 'PATCH', path: '/v1/platform/settings', access: 'platform', tag: 'Platform',
-    summary: 'Change the white-label settings; members left out stay as they are, null clears one. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge), after which the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country\'s lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.',
+    summary: 'Change the white-label settings; members left out stay as they are, null clears one. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge) and the domain is `pending_verification`; once the records exist, `POST /v1/platform/settings/custom-domain/verify` checks the TXT record, and from then on the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country\'s lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.',
     errors: { 409: 'DOMAIN_IN_USE: another organization already serves this domain' },
+    response: settingsResponse,
+  },
+});
+
+export const verifyCustomDomain = defineAction<Record<string, never>, PlatformSettingsView>(SERVICE, 'verifyCustomDomain', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'POST', path: '/v1/platform/settings/custom-domain/verify', access: 'platform', tag: 'Platform',
+    summary: 'Check the custom domain\'s TXT challenge (`_svc-challenge.<domain>`, the value the settings list) in the DNS; when it is there the domain is `verified` and the gateway serves it for this organization. Verifying again is harmless. 409 INVALID_TRANSITION when no custom domain is set; 422 DOMAIN_NOT_VERIFIED while the record is missing or different; 409 DOMAIN_IN_USE when another organization verified it first',
+    errors: { 409: 'INVALID_TRANSITION (no custom domain set) or DOMAIN_IN_USE (another organization serves it)', 422: 'DOMAIN_NOT_VERIFIED: the TXT record is not published (yet)' },
     response: settingsResponse,
   },
 });

@@ -317,6 +317,7 @@ const TenancyService: ServiceSchema = {
 
     getPlatformSettings: action(contract.getPlatformSettings, async (ctx) => platform.platformSettings(ctx)),
     updatePlatformSettings: action(contract.updatePlatformSettings, async (ctx) => platform.updatePlatformSettings(ctx, emOf(ctx))),
+    verifyCustomDomain: action(contract.verifyCustomDomain, async (ctx) => platform.verifyCustomDomain(ctx, emOf(ctx))),
     hostBranding: action(contract.hostBranding, async (ctx) => platform.hostBranding(ctx, emOf(ctx))),
     organizationByDomain: action(contract.organizationByDomain, async (ctx) => {
       const org = await emOf(ctx).findOne(Organization, { customDomain: ctx.params.host.toLowerCase() }, { fields: ['id'] });

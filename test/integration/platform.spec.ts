@@ -10,12 +10,14 @@ import { request } from 'node:http';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { startReceiver, eventually, type Receiver } from '../support/webhook-receiver.ts';
 import { randomBelgianEnterpriseNumber } from '../../services/sandbox/belgian-company.ts';
+import { startTxtDns, type TxtDns } from '../support/txt-dns.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_RATE_LIMITS = 'free=100000,platform=100000';
 
 let t: TestApp;
 let receiver: Receiver;
+let customerDns: TxtDns;
 type Org = Awaited<ReturnType<typeof bootstrap>>;
 let plat: Org;
 let other: Org;
@@ -29,12 +31,16 @@ async function onboard(body: Record<string, unknown>, headers: Record<string, st
 }
 
 beforeAll(async () => {
+  customerDns = await startTxtDns();
+  process.env.EINV_CUSTOM_DOMAIN_DNS_SERVERS = customerDns.server;
   t = await startTestApp();
   receiver = await startReceiver();
   [plat, other] = [await bootstrap(t.baseUrl, { label: 'plat', keyType: 'platform' }), await bootstrap(t.baseUrl, { label: 'other', keyType: 'white_label' })];
 }, 30_000);
 
 afterAll(async () => {
+  delete process.env.EINV_CUSTOM_DOMAIN_DNS_SERVERS;
+  await customerDns?.close();
   await receiver?.close();
   await t?.stop();
 });
@@ -219,7 +225,22 @@ describe('PATCH /v1/platform/settings', () => {
     expect(partial.body.defaults.autoCompliance).toEqual({ FR: false, IT: true, DE: true });
     expect(partial.body.customDomain.dnsRecords[1].value).toBe(domain.dnsRecords[1].value);
 
-    // Another organization cannot take the domain.
+    expect(domain).toMatchObject({ status: 'pending_verification', verifiedAt: null });
+
+    // Not served before its TXT challenge is verified; verifying before the record exists is refused.
+    expect((await onHost('einvoicing.acme.example', '/v1/branding')).body.error.code).toBe('RESOURCE_NOT_FOUND');
+    expect((await onHost('einvoicing.acme.example', '/v1/me', other.apiKey)).status).toBe(200);
+    const early = await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: plat.apiKey });
+    expectEnvelope(early, 422, 'DOMAIN_NOT_VERIFIED');
+    customerDns.publish('_svc-challenge.einvoicing.acme.example', 'svc-verify-someone-else');
+    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: plat.apiKey }), 422, 'DOMAIN_NOT_VERIFIED');
+    customerDns.publish('_svc-challenge.einvoicing.acme.example', domain.dnsRecords[1].value);
+    const verified = await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: plat.apiKey });
+    expect(verified.status).toBe(200);
+    expect(verified.body.customDomain).toMatchObject({ domain: 'einvoicing.acme.example', status: 'verified', verifiedAt: expect.any(String) });
+    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: other.apiKey }), 409, 'INVALID_TRANSITION');
+
+    // Another organization cannot take a domain that is served.
     expectEnvelope(await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: other.apiKey, body: { customDomain: 'einvoicing.acme.example' } }), 409, 'DOMAIN_IN_USE');
 
     // The gateway serves the host for its organization: public branding, its own keys; other organizations' keys are refused there.

@@ -214,8 +214,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the white-label settings; members left out stay as they are, null clears one. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge), after which the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country's lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.
-         * @description Change the white-label settings; members left out stay as they are, null clears one. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge), after which the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country's lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.
+         * Change the white-label settings; members left out stay as they are, null clears one. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge) and the domain is `pending_verification`; once the records exist, `POST /v1/platform/settings/custom-domain/verify` checks the TXT record, and from then on the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country's lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.
+         * @description Change the white-label settings; members left out stay as they are, null clears one. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge) and the domain is `pending_verification`; once the records exist, `POST /v1/platform/settings/custom-domain/verify` checks the TXT record, and from then on the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country's lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.
          */
         patch: operations["tenancy.updatePlatformSettings"];
         trace?: never;
@@ -478,6 +478,26 @@ export interface paths {
          * @description Send a test document to the company the way a customer's access point would, and report each hop: `sml` (the U-NAPTR name asked and the SMP it gives), `smp` (service group and signed metadata for the document type: HTTP statuses, signature verdict, the AS4 endpoint and its activation window), `certificate` (the published access point certificate: chain, validity, seat id, and that it is this platform's), `endpoint` (a real AS4 exchange of a minimal test invoice), `receipt` (a signed receipt that verifies) and `inbound` (the receipt comes from this platform's own access point, which checked the message and serves the company; a test message is acknowledged, never stored). The test stops at the first hop that fails: 200 with `reachable: false` and that hop's `detail` naming the cause. `documentType` (body, optional): `invoice` (default) or `credit-note`. 404 COMPANY_NOT_FOUND; 409 INVALID_TRANSITION when the company has no Peppol id or is not registered (`POST /v1/companies/{id}/register`); 503 UPSTREAM_UNAVAILABLE when no connector of the key's mode can run the test.
          */
         post: operations["tenancy.testCompanyReachability"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform/settings/custom-domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the custom domain's TXT challenge (`_svc-challenge.<domain>`, the value the settings list) in the DNS; when it is there the domain is `verified` and the gateway serves it for this organization. Verifying again is harmless. 409 INVALID_TRANSITION when no custom domain is set; 422 DOMAIN_NOT_VERIFIED while the record is missing or different; 409 DOMAIN_IN_USE when another organization verified it first
+         * @description Check the custom domain's TXT challenge (`_svc-challenge.<domain>`, the value the settings list) in the DNS; when it is there the domain is `verified` and the gateway serves it for this organization. Verifying again is harmless. 409 INVALID_TRANSITION when no custom domain is set; 422 DOMAIN_NOT_VERIFIED while the record is missing or different; 409 DOMAIN_IN_USE when another organization verified it first
+         */
+        post: operations["tenancy.verifyCustomDomain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1842,7 +1862,7 @@ export interface components {
             error: {
                 type: string;
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
+                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
                 message: string;
                 details: {
                     field?: string;
@@ -3259,6 +3279,13 @@ export interface operations {
                         customDomain: {
                             /** @example einvoicing.example.com */
                             domain: string;
+                            /**
+                             * @description `verified`: the TXT challenge was found; the gateway serves the host for this organization
+                             * @enum {string}
+                             */
+                            status: "pending_verification" | "verified";
+                            /** Format: date-time */
+                            verifiedAt: string | null;
                             dnsRecords: {
                                 /** @enum {string} */
                                 type: "CNAME" | "TXT";
@@ -3421,6 +3448,13 @@ export interface operations {
                         customDomain: {
                             /** @example einvoicing.example.com */
                             domain: string;
+                            /**
+                             * @description `verified`: the TXT challenge was found; the gateway serves the host for this organization
+                             * @enum {string}
+                             */
+                            status: "pending_verification" | "verified";
+                            /** Format: date-time */
+                            verifiedAt: string | null;
                             dnsRecords: {
                                 /** @enum {string} */
                                 type: "CNAME" | "TXT";
@@ -5555,6 +5589,193 @@ export interface operations {
                 };
             };
             /** @description UPSTREAM_UNAVAILABLE: no connector of this mode runs the test, or it failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.verifyCustomDomain": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "pro" | "platform" | "white_label";
+                        branding: {
+                            displayName: string | null;
+                            /** Format: uri */
+                            logoUrl: string | null;
+                            /** @example #0a66c2 */
+                            primaryColor: string | null;
+                            /** Format: email */
+                            supportEmail: string | null;
+                        };
+                        customDomain: {
+                            /** @example einvoicing.example.com */
+                            domain: string;
+                            /**
+                             * @description `verified`: the TXT challenge was found; the gateway serves the host for this organization
+                             * @enum {string}
+                             */
+                            status: "pending_verification" | "verified";
+                            /** Format: date-time */
+                            verifiedAt: string | null;
+                            dnsRecords: {
+                                /** @enum {string} */
+                                type: "CNAME" | "TXT";
+                                name: string;
+                                value: string;
+                                purpose: string;
+                            }[];
+                            tls: {
+                                /** @enum {string} */
+                                status: "external";
+                                detail: string;
+                            };
+                            /** Format: date-time */
+                            requestedAt: string;
+                        } | null;
+                        defaults: {
+                            /** @enum {string|null} */
+                            preferredFormat: "json" | "ubl-xml" | "cii-xml" | null;
+                            /**
+                             * @description Country (ISO 3166 alpha-2) → whether its statuses are reported automatically (absent: true)
+                             * @example {
+                             *       "FR": false
+                             *     }
+                             */
+                            autoCompliance: {
+                                [key: string]: boolean;
+                            };
+                        };
+                        quotas: {
+                            requestsPerMinute: number;
+                            /** @description null: unlimited (white-label plan, sandbox) */
+                            documentsPerMonth: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TRANSITION (no custom domain set) or DOMAIN_IN_USE (another organization serves it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOMAIN_NOT_VERIFIED: the TXT record is not published (yet) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
