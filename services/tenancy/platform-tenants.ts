@@ -77,10 +77,10 @@ function settingsView(org: Organization): PlatformSettingsView {
   };
 }
 
-export async function platformSettings(ctx: Context): Promise<PlatformSettingsView> {
+export async function platformSettings(ctx: Context, em: EntityManager): Promise<PlatformSettingsView> {
   const auth = principalOf(ctx);
   requireOrganizationWide(auth);
-  return settingsView(await (ctx.locals as { em: EntityManager }).em.findOneOrFail(Organization, auth.organizationId));
+  return settingsView(await em.findOneOrFail(Organization, auth.organizationId));
 }
 
 const domainInUse = (domain: string) => new DomainError('DOMAIN_IN_USE', `Another organization already serves ${domain}`, { details: [{ field: 'customDomain', rule: 'unique', message: 'already served for another organization' }] });

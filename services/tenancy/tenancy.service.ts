@@ -315,7 +315,7 @@ const TenancyService: ServiceSchema = {
 
     deleteCompany: action(contract.deleteCompany, async (ctx) => deleteCompany(ctx, emOf(ctx), await companyToChange(ctx, ctx.params.id))),
 
-    getPlatformSettings: action(contract.getPlatformSettings, async (ctx) => platform.platformSettings(ctx)),
+    getPlatformSettings: action(contract.getPlatformSettings, async (ctx) => platform.platformSettings(ctx, emOf(ctx))),
     updatePlatformSettings: action(contract.updatePlatformSettings, async (ctx) => platform.updatePlatformSettings(ctx, emOf(ctx))),
     verifyCustomDomain: action(contract.verifyCustomDomain, async (ctx) => platform.verifyCustomDomain(ctx, emOf(ctx))),
     hostBranding: action(contract.hostBranding, async (ctx) => platform.hostBranding(ctx, emOf(ctx))),

@@ -17,9 +17,17 @@ export class Migration20261126100000_platform_operation extends Migration {
     this.addSql(`create index "documents_usage_index" on "documents" ("organization_id", "livemode", "created_at");`);
     this.addSql(`create index "events_usage_index" on "events" ("organization_id", "livemode", "type", "created_at");`);
     this.addSql(`create index "webhook_deliveries_usage_index" on "webhook_deliveries" ("organization_id", "created_at") where not "test";`);
+    // Sandbox organizations bootstrapped before: they expire with their last key, and the scheduler removes them then.
+    this.addSql(`update "organizations" o set "expires_at" = k."last" from (
+      select "organization_id", max("expires_at") as "last" from "api_keys" group by "organization_id" having bool_and("expires_at" is not null)) k
+      where o."id" = k."organization_id" and o."sandbox" and o."expires_at" is null;`);
+    this.addSql(`insert into "scheduled_jobs" ("id", "kind", "ref", "company_id", "due_at", "locked_until", "claims", "created_at")
+      select gen_random_uuid(), 'sandbox.expire', "id", null, "expires_at", null, 0, now() from "organizations" where "sandbox" and "expires_at" is not null
+      on conflict ("kind", "ref") do nothing;`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`delete from "scheduled_jobs" where "kind" = 'sandbox.expire';`);
     this.addSql(`drop index "webhook_deliveries_usage_index";`);
     this.addSql(`drop index "events_usage_index";`);
     this.addSql(`drop index "documents_usage_index";`);
