@@ -322,8 +322,13 @@ export async function publishTenant(ctx: Context<{ companyId: string }>, em: Ent
   const auth = principalOf(ctx);
   const company = await em.findOne(Company, { id: ctx.params.companyId, organization: auth.organizationId, deletedAt: null });
   if (!company) throw companyNotFound(ctx.params.companyId);
-  // A company the registry could not check yet is registered once verified (POST /v1/companies/{id}/register).
   if (company.status === 'active') await registerCompany(ctx, em, company);
+  else if (company.registrationStatus !== 'active') {
+    // The registry could not check it yet: registered now, published by the re-check that verifies it (companies.ts verifyPending).
+    company.registrationStatus = 'active';
+    company.registeredAt = systemClock.now();
+    await em.flush();
+  }
   return companyView(company);
 }
 
