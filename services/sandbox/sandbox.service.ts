@@ -3,7 +3,8 @@
  * asks each owning service to wipe its own rows of the organization (documents, events and webhook
  * deliveries, idempotency keys), never reading or writing another service's tables. A sandbox
  * organization expires with its bootstrap key: tenancy writes its expiry job with it, and this
- * service's scheduler wipes it through the same owning services, then has tenancy remove it.
+ * service's scheduler wipes it through the same owning services (its request log and company
+ * clocks too), then has tenancy remove it.
  */
 import type { Context, Service, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -20,6 +21,8 @@ import { resetSandbox as resetDocuments } from '../documents/documents.contract.
 import { resetSandbox as resetEvents } from '../events/events.contract.ts';
 import { resetSandbox as resetWebhooks } from '../webhooks/webhooks.contract.ts';
 import { flush as flushOwnKeys, flushOrganization } from '../idempotency/idempotency.contract.ts';
+import { forgetOrganization } from '../requests/requests.contract.ts';
+import { forgetCompanyClocks } from '../clock/clock.contract.ts';
 import type { KeyType } from '../shared/auth.ts';
 import { bootstrap, reset, type ResetResult, type ResetScope } from './sandbox.contract.ts';
 import { seededBelgianCompany } from './belgian-company.ts';
@@ -69,10 +72,13 @@ async function expireSandboxes(this: Service, jobs: ClaimedJob[], em: EntityMana
   for (const job of jobs) {
     try {
       await wipe(this.broker, { organizationId: job.ref, subscriptions: true }, 'all');
-      const { removed } = await call(this.broker, removeSandboxOrganization, { organizationId: job.ref });
-      if (removed) this.logger.info(`sandbox organization ${job.ref} expired and was removed`);
+      await call(this.broker, forgetOrganization, { organizationId: job.ref });
+      const { removed, companyIds } = await call(this.broker, removeSandboxOrganization, { organizationId: job.ref });
       // Removal deletes the job with the organization; one that was not removed (no longer expiring) is done too.
-      else await completeJobs(em.fork(), [job.id]);
+      if (!removed) { await completeJobs(em.fork(), [job.id]); continue; }
+      this.logger.info(`sandbox organization ${job.ref} expired and was removed`);
+      // What remains names companies that are gone: best effort, it harms nobody if it waits.
+      await call(this.broker, forgetCompanyClocks, { companyIds }).catch((err: unknown) => this.logger.warn(`sandbox organization ${job.ref}: its company clocks stay for now`, err));
     } catch (err) {
       // Left leased: tried again once the lease runs out.
       this.logger.error(`sandbox organization ${job.ref} could not be removed yet`, err);

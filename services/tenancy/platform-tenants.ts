@@ -334,9 +334,9 @@ export async function publishTenant(ctx: Context<{ companyId: string }>, em: Ent
 
 // ---------- sandbox expiry ----------
 
-export async function removeSandboxOrganization(ctx: Context<{ organizationId: string }>, em: EntityManager): Promise<{ removed: boolean }> {
+export async function removeSandboxOrganization(ctx: Context<{ organizationId: string }>, em: EntityManager): Promise<{ removed: boolean; companyIds: string[] }> {
   const org = await em.findOne(Organization, { id: ctx.params.organizationId, sandbox: true });
-  if (!org?.expiresAt || org.expiresAt > systemClock.now()) return { removed: false };
+  if (!org?.expiresAt || org.expiresAt > systemClock.now()) return { removed: false, companyIds: [] };
   const companyIds = (await em.find(Company, { organization: org.id }, { fields: ['id'] })).map((c) => c.id);
   const keys = await em.find(ApiKey, { organization: org.id }, { fields: ['id'] });
   await em.transactional(async (tx) => {
@@ -350,5 +350,5 @@ export async function removeSandboxOrganization(ctx: Context<{ organizationId: s
   });
   // Gateways forget its keys at once, as for a revocation.
   for (const key of keys) await ctx.broadcast(API_KEY_REVOKED_EVENT, { apiKeyId: key.id, organizationId: org.id } satisfies ApiKeyRevoked);
-  return { removed: true };
+  return { removed: true, companyIds };
 }

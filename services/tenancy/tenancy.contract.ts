@@ -780,6 +780,6 @@ export const SANDBOX_EXPIRY_JOB = 'sandbox.expire';
  * Internal (sandbox expiry): removes a sandbox organization past its `expiresAt`, with its
  * companies, keys and their scheduled work; `removed: false` when it is not one (live, or not expired).
  */
-export const removeSandboxOrganization = defineAction<{ organizationId: string }, { removed: boolean }>(SERVICE, 'removeSandboxOrganization', {
+export const removeSandboxOrganization = defineAction<{ organizationId: string }, { removed: boolean; companyIds: string[] }>(SERVICE, 'removeSandboxOrganization', {
   params: { organizationId: { type: 'string', min: 1, max: 255 } },
 });

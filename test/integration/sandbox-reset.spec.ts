@@ -161,15 +161,21 @@ describe('sandbox expiry', () => {
     const org = (await db.query('select expires_at from organizations where id = $1', [doomed.organizationId])).rows[0];
     expect(job.due_at.toISOString()).toBe(org.expires_at.toISOString());
     const bDocuments = (await holdings(b)).documents;
+    expect((await api(t.baseUrl, 'POST', '/v1/sandbox/clock/advance', { key: doomed.apiKey, body: { companyId: doomed.company.id, by: '1h' } })).status).toBe(200);
     await send(doomed, b);
     await eventually(async () => ((await holdings(doomed)).documents === 1 && (await holdings(b)).documents === bDocuments + 1 ? true : undefined), 15_000, 'the doomed organization\'s document delivered');
 
+    await eventually(async () => (await count('select count(*) as n from request_log where organization_id = $1', [doomed.organizationId])) > 0 || undefined, 5_000, 'its request log written');
+    expect(await count('select count(*) as n from company_clocks where company_id = $1', [doomed.company.id])).toBe(1);
     // Time passes: the organization's expiry (and its job) is now.
     await db.query('update organizations set expires_at = now() - interval \'1 second\' where id = $1', [doomed.organizationId]);
     await db.query(`update scheduled_jobs set due_at = now() where kind = 'sandbox.expire' and ref = $1`, [doomed.organizationId]);
     await eventually(async () => (await count('select count(*) as n from organizations where id = $1', [doomed.organizationId])) === 0 || undefined, 15_000, 'the expired organization removed');
     expect(await holdings(doomed)).toEqual({ documents: 0, events: 0, deliveries: 0, deliveryJobs: 0, idempotencyKeys: 0 });
     expect(await count(`select count(*) as n from scheduled_jobs where ref = $1 or company_id = $2`, [doomed.organizationId, doomed.company.id])).toBe(0);
+    // Its request log and its company's sandbox clock go with it, through their services.
+    await eventually(async () => (await count('select count(*) as n from company_clocks where company_id = $1', [doomed.company.id])) === 0 || undefined, 5_000, 'the company clock dropped');
+    expect(await count('select count(*) as n from request_log where organization_id = $1', [doomed.organizationId])).toBe(0);
     // Its key is gone with it; b received a's document and keeps it.
     expectEnvelope(await api(t.baseUrl, 'GET', '/v1/me', { key: doomed.apiKey }), 401, 'INVALID_TOKEN');
     expect((await holdings(b)).documents).toBe(bDocuments + 1);
