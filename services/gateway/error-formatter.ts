@@ -49,6 +49,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   COMPANY_REQUIRED: { status: 403, type: 'permission_error', description: 'Platform and white-label keys must send X-Service-Company' },
   ORGANIZATION_FORBIDDEN: { status: 403, type: 'permission_error', description: 'Organization not granted to this token' },
   COMPANY_SUSPENDED: { status: 403, type: 'permission_error', description: 'The company is suspended by its platform: its keys, and platform keys naming it, are refused until it is resumed' },
+  WHITE_LABEL_ONLY: { status: 403, type: 'permission_error', description: 'Branding and custom domains belong to white-label organizations (plan white_label)' },
   TEST_MODE_ONLY: { status: 403, type: 'permission_error', description: 'Only sandbox (test) credentials may call this' },
   RESOURCE_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'Id unknown or not visible to the caller' },
   COMPANY_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'Company unknown or not visible to the caller' },

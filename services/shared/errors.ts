@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   'INSUFFICIENT_SCOPE', 'COMPANY_FORBIDDEN', 'COMPANY_REQUIRED', 'ORGANIZATION_FORBIDDEN', 'TEST_MODE_ONLY',
   // Ours: a managed company its platform suspended (POST /v1/platform/companies/{id}/suspend).
   'COMPANY_SUSPENDED',
+  // Ours: branding and custom domains are white-label features (spec: white-label adds them to platform).
+  'WHITE_LABEL_ONLY',
   'RESOURCE_NOT_FOUND', 'COMPANY_NOT_FOUND', 'DOCUMENT_NOT_FOUND', 'ROUTE_NOT_FOUND', 'METHOD_NOT_ALLOWED',
   'COMPANY_EXISTS', 'LIMIT_EXCEEDED',
   // Ours: a white-label custom domain another organization already serves.

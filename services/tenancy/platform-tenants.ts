@@ -91,11 +91,22 @@ function ownHosts(): Set<string> {
   return new Set([config.customDomainTarget, new URL(config.publicUrl).hostname].map((h) => h.toLowerCase()));
 }
 
+/** Branding and a custom domain are what white-label adds to platform operation (spec: Multi-tenant operation). */
+function requireWhiteLabel(org: Organization, what: string): void {
+  if (org.plan !== 'white_label') {
+    throw new DomainError('WHITE_LABEL_ONLY', `${what} belong${what.endsWith('s') ? '' : 's'} to white-label organizations; this one is on the ${org.plan} plan (defaults are open to every plan)`, {
+      details: [{ field: what === 'Custom domains' ? 'customDomain' : 'branding', rule: 'whiteLabel', message: 'white-label plan only' }],
+    });
+  }
+}
+
 export async function updatePlatformSettings(ctx: Context<UpdatePlatformSettingsParams>, em: EntityManager): Promise<PlatformSettingsView> {
   const auth = principalOf(ctx);
   requireOrganizationWide(auth);
   const p = ctx.params;
   const org = await em.findOneOrFail(Organization, auth.organizationId);
+  if (p.branding) requireWhiteLabel(org, 'Branding');
+  if (p.customDomain !== undefined) requireWhiteLabel(org, 'Custom domains');
   const settings: OrganizationSettings = structuredClone(org.settings ?? {});
   if (p.branding) {
     const branding: Record<string, string> = { ...settings.branding } as Record<string, string>;
@@ -158,6 +169,7 @@ export async function verifyCustomDomain(ctx: Context, em: EntityManager): Promi
   const auth = principalOf(ctx);
   requireOrganizationWide(auth);
   const org = await em.findOneOrFail(Organization, auth.organizationId);
+  requireWhiteLabel(org, 'Custom domains');
   const claim = org.settings?.customDomain;
   if (!claim) throw new DomainError('INVALID_TRANSITION', 'No custom domain is set: PATCH /v1/platform/settings with customDomain first', { extra: { allowedTransitions: [] } });
   if (claim.verifiedAt && org.customDomain === claim.domain) return settingsView(org);

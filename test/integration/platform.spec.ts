@@ -21,6 +21,7 @@ let customerDns: TxtDns;
 type Org = Awaited<ReturnType<typeof bootstrap>>;
 let plat: Org;
 let other: Org;
+let wl: Org;
 
 interface Onboarded { company: { id: string; vatNumber: string; peppolId: string; smpRegistered: boolean; metadata?: Record<string, unknown> }; apiKey: { id: string; key: string; companyId: string; scopes: string[]; keyType: string }; webhook: { id: string; secret: string; companyId: string; events: string[] } | null }
 
@@ -35,7 +36,11 @@ beforeAll(async () => {
   process.env.EINV_CUSTOM_DOMAIN_DNS_SERVERS = customerDns.server;
   t = await startTestApp();
   receiver = await startReceiver();
-  [plat, other] = [await bootstrap(t.baseUrl, { label: 'plat', keyType: 'platform' }), await bootstrap(t.baseUrl, { label: 'other', keyType: 'white_label' })];
+  [plat, other, wl] = [
+    await bootstrap(t.baseUrl, { label: 'plat', keyType: 'platform' }),
+    await bootstrap(t.baseUrl, { label: 'other', keyType: 'white_label' }),
+    await bootstrap(t.baseUrl, { label: 'wl', keyType: 'white_label' }),
+  ];
 }, 30_000);
 
 afterAll(async () => {
@@ -188,18 +193,24 @@ describe('PATCH /v1/platform/settings', () => {
       [{ defaults: { autoCompliance: { FR: 'no' } } }, 'INVALID_REQUEST', 'defaults.autoCompliance'],
     ];
     for (const [body, code, field] of cases) {
-      const res = await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: plat.apiKey, body });
+      const res = await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: wl.apiKey, body });
       expectEnvelope(res, 400, code);
       expect(res.body.error.details.map((d: { field: string }) => d.field).join(' ')).toContain(field);
     }
     // Nothing of the refused changes was kept.
-    const now = await api(t.baseUrl, 'GET', '/v1/platform/settings', { key: plat.apiKey });
+    const now = await api(t.baseUrl, 'GET', '/v1/platform/settings', { key: wl.apiKey });
     expect(now.body).toMatchObject({ branding: { displayName: null, logoUrl: null, primaryColor: null, supportEmail: null }, customDomain: null, defaults: { preferredFormat: null, autoCompliance: {} } });
   });
 
   it('keeps branding and defaults, returns the DNS records of a custom domain, and serves that host for its organization only', async () => {
+    // Branding and custom domains are white-label features; defaults are open to platforms too.
+    const notWhiteLabel = await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: plat.apiKey, body: { branding: { displayName: 'Platform' } } });
+    expectEnvelope(notWhiteLabel, 403, 'WHITE_LABEL_ONLY');
+    expectEnvelope(await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: plat.apiKey, body: { customDomain: 'billing.platform.example' } }), 403, 'WHITE_LABEL_ONLY');
+    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: plat.apiKey }), 403, 'WHITE_LABEL_ONLY');
+
     const res = await api(t.baseUrl, 'PATCH', '/v1/platform/settings', {
-      key: plat.apiKey,
+      key: wl.apiKey,
       body: {
         branding: { displayName: 'Acme e-Invoicing', logoUrl: 'https://cdn.example.com/logo.svg', primaryColor: '#0A66C2', supportEmail: 'help@acme.example' },
         customDomain: 'Einvoicing.Acme.example',
@@ -208,10 +219,10 @@ describe('PATCH /v1/platform/settings', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      organizationId: plat.organizationId, plan: 'platform',
+      organizationId: wl.organizationId, plan: 'white_label',
       branding: { displayName: 'Acme e-Invoicing', logoUrl: 'https://cdn.example.com/logo.svg', primaryColor: '#0A66C2', supportEmail: 'help@acme.example' },
       defaults: { preferredFormat: 'ubl-xml', autoCompliance: { FR: false, IT: true } },
-      quotas: { requestsPerMinute: 100000, documentsPerMonth: null },
+      quotas: { requestsPerMinute: 1200, documentsPerMonth: null },
     });
     const domain = res.body.customDomain;
     expect(domain.domain).toBe('einvoicing.acme.example');
@@ -220,7 +231,7 @@ describe('PATCH /v1/platform/settings', () => {
       { type: 'TXT', name: '_svc-challenge.einvoicing.acme.example', value: expect.stringMatching(/^svc-verify-[0-9a-f]{32}$/), purpose: expect.any(String) },
     ]);
     // A partial change keeps the rest; null clears one member.
-    const partial = await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: plat.apiKey, body: { branding: { supportEmail: null }, defaults: { autoCompliance: { DE: true } } } });
+    const partial = await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: wl.apiKey, body: { branding: { supportEmail: null }, defaults: { autoCompliance: { DE: true } } } });
     expect(partial.body.branding).toMatchObject({ displayName: 'Acme e-Invoicing', supportEmail: null });
     expect(partial.body.defaults.autoCompliance).toEqual({ FR: false, IT: true, DE: true });
     expect(partial.body.customDomain.dnsRecords[1].value).toBe(domain.dnsRecords[1].value);
@@ -230,12 +241,12 @@ describe('PATCH /v1/platform/settings', () => {
     // Not served before its TXT challenge is verified; verifying before the record exists is refused.
     expect((await onHost('einvoicing.acme.example', '/v1/branding')).body.error.code).toBe('RESOURCE_NOT_FOUND');
     expect((await onHost('einvoicing.acme.example', '/v1/me', other.apiKey)).status).toBe(200);
-    const early = await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: plat.apiKey });
+    const early = await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: wl.apiKey });
     expectEnvelope(early, 422, 'DOMAIN_NOT_VERIFIED');
     customerDns.publish('_svc-challenge.einvoicing.acme.example', 'svc-verify-someone-else');
-    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: plat.apiKey }), 422, 'DOMAIN_NOT_VERIFIED');
+    expectEnvelope(await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: wl.apiKey }), 422, 'DOMAIN_NOT_VERIFIED');
     customerDns.publish('_svc-challenge.einvoicing.acme.example', domain.dnsRecords[1].value);
-    const verified = await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: plat.apiKey });
+    const verified = await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: wl.apiKey });
     expect(verified.status).toBe(200);
     expect(verified.body.customDomain).toMatchObject({ domain: 'einvoicing.acme.example', status: 'verified', verifiedAt: expect.any(String) });
     expectEnvelope(await api(t.baseUrl, 'POST', '/v1/platform/settings/custom-domain/verify', { key: other.apiKey }), 409, 'INVALID_TRANSITION');
@@ -245,13 +256,13 @@ describe('PATCH /v1/platform/settings', () => {
 
     // The gateway serves the host for its organization: public branding, its own keys; other organizations' keys are refused there.
     const branding = await onHost('einvoicing.acme.example', '/v1/branding');
-    expect(branding).toMatchObject({ status: 200, body: { organizationId: plat.organizationId, domain: 'einvoicing.acme.example', branding: { displayName: 'Acme e-Invoicing' } } });
-    expect((await onHost('einvoicing.acme.example:443', '/v1/me', plat.apiKey)).status).toBe(200);
+    expect(branding).toMatchObject({ status: 200, body: { organizationId: wl.organizationId, domain: 'einvoicing.acme.example', branding: { displayName: 'Acme e-Invoicing' } } });
+    expect((await onHost('einvoicing.acme.example:443', '/v1/me', wl.apiKey)).status).toBe(200);
     const foreign = await onHost('einvoicing.acme.example', '/v1/me', other.apiKey);
     expect(foreign).toMatchObject({ status: 403, body: { error: { code: 'ORGANIZATION_FORBIDDEN' } } });
     expect((await onHost('unknown.example.org', '/v1/branding')).body.error.code).toBe('RESOURCE_NOT_FOUND');
     // Released: the host serves nobody any more.
-    await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: plat.apiKey, body: { customDomain: null } });
+    await api(t.baseUrl, 'PATCH', '/v1/platform/settings', { key: wl.apiKey, body: { customDomain: null } });
     expect((await onHost('einvoicing.acme.example', '/v1/me', other.apiKey)).status).toBe(200);
   });
 });
