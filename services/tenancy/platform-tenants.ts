@@ -2,8 +2,9 @@
  * Platform operation, tenancy's side: a platform (or white-label) organization's managed companies
  * are its tenants. It onboards them (company and tenant key in one step; publication after),
  * lists them and their keys, revokes tenant keys, suspends and resumes tenants, and keeps its
- * white-label settings (branding, custom domain verified by a DNS TXT challenge, defaults for its tenants). Sandbox organizations
- * past their expiry are removed here once the other services have wiped their own rows.
+ * white-label settings (branding, a custom domain verified by a DNS TXT challenge, defaults for
+ * its tenants). Sandbox organizations past their expiry are removed here once the other services
+ * have wiped their own rows.
  */
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
