@@ -22,6 +22,8 @@ import WebhooksService from './webhooks/webhooks.service.ts';
 import ClockService from './clock/clock.service.ts';
 import ReportingService from './reporting/reporting.service.ts';
 import ComplianceService from './compliance/compliance.service.ts';
+import PlatformService from './platform/platform.service.ts';
+import StatsService from './stats/stats.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -35,7 +37,8 @@ export interface ServiceEntry {
 export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   gateway: { schema: GatewayService, database: false },
   tenancy: { schema: TenancyService, database: true },
-  sandbox: { schema: SandboxService, database: false },
+  // Its scheduler removes expired sandbox organizations (through the owning services).
+  sandbox: { schema: SandboxService, database: true },
   // Health reads the database when one is attached to its process, to report it in readiness.
   health: { schema: HealthService, database: true },
   validation: { schema: ValidationService, database: false },
@@ -60,6 +63,10 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   reporting: { schema: ReportingService, database: true },
   // Each country's e-invoicing mandate (shipped data file) and what the enabled connectors and rule packs support for it.
   compliance: { schema: ComplianceService, database: false },
+  // Platform operation: one-call onboarding of a managed company, usage per tenant (asks the owning services).
+  platform: { schema: PlatformService, database: false },
+  // GET /v1/stats: a month's statistics assembled from the owning services' counts.
+  stats: { schema: StatsService, database: false },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

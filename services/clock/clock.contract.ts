@@ -43,3 +43,8 @@ export const resetClock = defineAction<{ companyId: string }, ClockState>(SERVIC
     response: clockResponse,
   },
 });
+
+/** Internal (sandbox expiry): drops the clocks of companies that no longer exist. */
+export const forgetCompanyClocks = defineAction<{ companyIds: string[] }, { forgotten: number }>(SERVICE, 'forgetCompanyClocks', {
+  params: { companyIds: { type: 'array', max: 10_000, items: { type: 'string', min: 1, max: 255 } } },
+});

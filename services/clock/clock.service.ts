@@ -8,7 +8,7 @@ import { CLOCK_CHANGED_EVENT, forgetClockOffset, offsetClock, parseCompactDurati
 import { call } from '../shared/call.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
 import { CompanyClock } from '../shared/persistence/company-clock.entity.ts';
-import { advanceClock, resetClock, type ClockState } from './clock.contract.ts';
+import { advanceClock, resetClock, forgetCompanyClocks, type ClockState } from './clock.contract.ts';
 
 /** The company must be one the caller may act for (its own company for a personal key). */
 async function ownCompany(ctx: Context, companyId: string): Promise<void> {
@@ -34,6 +34,14 @@ const ClockService: ServiceSchema = {
   name: 'clock',
   mixins: [OrmMixin],
   actions: {
+    forgetCompanyClocks: implement(forgetCompanyClocks, async (ctx) => {
+      const ids = [...new Set(ctx.params.companyIds)];
+      if (!ids.length) return { forgotten: 0 };
+      const res = await emOf(ctx).execute<{ affectedRows?: number }>(`delete from company_clocks where company_id in (${ids.map(() => '?').join(', ')})`, ids, 'run');
+      for (const id of ids) forgetClockOffset(id);
+      return { forgotten: res.affectedRows ?? 0 };
+    }),
+
     advanceClock: implement(advanceClock, async (ctx) => {
       await ownCompany(ctx, ctx.params.companyId);
       const seconds = parseCompactDuration(ctx.params.by)!;

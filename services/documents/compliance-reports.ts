@@ -16,6 +16,7 @@ import { isFrenchReform } from './reform.ts';
 import type { OutboxEventInput } from '../../mixins/outbox.mixin.ts';
 import { call } from '../shared/call.ts';
 import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
+import { tenantDefaults } from '../tenancy/tenancy.contract.ts';
 import type { ConnectorManifest, ReportMessage, ReportResult } from '../../adapters/sdk/index.ts';
 import { lifecycleToCdar, MappingError, type CanonicalInvoice } from '../../mappings/index.ts';
 import type { CdarEmitter } from '../../mappings/cdar/index.ts';
@@ -62,8 +63,18 @@ export async function stepCdar(ctx: Context<{ id: string; step: number }>): Prom
   return built.xml;
 }
 
-/** A French status reported to the tax platform through the reporting connector for France (the CDAR it files). */
+/**
+ * A French status reported to the tax platform through the reporting connector for France (the CDAR
+ * it files). An organization whose platform turned automatic reporting off for France
+ * (`defaults.autoCompliance.FR: false`, PATCH /v1/platform/settings) files nothing: the step
+ * records `disabled` and no `compliance.reported` is sent. The setting is read when the follow-up
+ * runs (outside any transaction), so a change applies to every status not yet filed.
+ */
 export const reportToTaxPlatform: FollowUpHandler = async function (this: Service, doc, entry, index, attempts, now): Promise<FollowUpAnswer> {
+  const defaults = await call(this.broker, tenantDefaults, { organizationId: doc.organizationId });
+  if (defaults.autoCompliance.FR === false) {
+    return { kind: 'done', outcome: { via: 'settings', status: 'disabled', at: now.toISOString(), attempts, message: 'Automatic reporting to the French tax platform is turned off for this organization (defaults.autoCompliance.FR)' } };
+  }
   const manifest = reportingConnector(registeredManifests(this.broker), 'FR', doc.livemode);
   if (!manifest) {
     this.logger.warn(`status ${entry.code} of ${doc.id} is not reported: no connector reports to the French tax platform in ${doc.livemode ? 'live' : 'test'} mode`);

@@ -37,7 +37,7 @@ const FOLLOW_UP_SCHEMA: JsonSchema = {
   type: 'object', required: ['via', 'status', 'at', 'attempts'],
   properties: {
     via: { type: 'string', description: 'The connector that carried it' },
-    status: { type: 'string', enum: ['sent', 'reported', 'unsupported', 'failed'], description: '`unsupported`: the other side takes no such message; nothing was sent' },
+    status: { type: 'string', enum: ['sent', 'reported', 'unsupported', 'disabled', 'failed'], description: '`unsupported`: the other side takes no such message; nothing was sent. `disabled`: the organization turned automatic reporting off for the country (platform settings `defaults.autoCompliance`); nothing was filed' },
     at: { type: 'string', format: 'date-time' }, attempts: { type: 'integer', minimum: 1 },
     messageId: { type: 'string', description: 'The network\'s id of what was sent, or the tax platform\'s reference of the report' },
     errorCode: { type: 'string' }, message: { type: 'string' },

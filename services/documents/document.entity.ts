@@ -43,8 +43,11 @@ export type ClearanceRecord = Partial<Clearance> & { authority: string; connecto
 export interface FollowUpOutcome {
   /** The connector that carried it. */
   via: string;
-  /** `unsupported`: the other side takes no such message (nothing was sent). */
-  status: 'sent' | 'reported' | 'unsupported' | 'failed';
+  /**
+   * `unsupported`: the other side takes no such message (nothing was sent); `disabled`: the
+   * organization turned automatic reporting off for the country (nothing was filed).
+   */
+  status: 'sent' | 'reported' | 'unsupported' | 'disabled' | 'failed';
   at: string;
   attempts: number;
   /** The network's id of what was sent (the response's message id, the platform's reference of the report). */

@@ -24,7 +24,8 @@ export interface SendParams {
   type: string;
   documentSubtype?: string | number;
   selfBilled?: boolean;
-  format: string;
+  /** Absent: the organization's `defaults.preferredFormat` (platform settings); MISSING_FIELD when it has none. */
+  format?: string;
   from?: string;
   to?: string;
   document?: Record<string, unknown>;
@@ -161,7 +162,7 @@ const envelopeParams = {
   type: { type: 'enum', values: [...DOCUMENT_TYPES] },
   documentSubtype: { type: 'multi', optional: true, rules: [{ type: 'string', max: 64 }, { type: 'number', integer: true }] },
   selfBilled: { type: 'boolean', optional: true, convert: true },
-  format: { type: 'enum', values: [...SEND_FORMATS] },
+  format: { type: 'enum', values: [...SEND_FORMATS], optional: true, description: 'Required unless the organization\'s platform settings set `defaults.preferredFormat`, which an absent format takes' },
   from: { type: 'string', optional: true, min: 1, max: 255 },
   to: { type: 'string', optional: true, min: 1, max: 255 },
   document: { type: 'object', optional: true, openapi: DOCUMENT_BODY_SCHEMA },
@@ -481,4 +482,34 @@ export const receiveInbound = defineAction<InboundDocument & { connectorId: stri
  */
 export const peppolExchanges = defineAction<{ month: string; livemode: boolean }, ReportingExchange[]>(SERVICE, 'peppolExchanges', {
   params: { month: { type: 'string', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])$/ }, livemode: 'boolean' },
+});
+
+// ---------- internal: sandbox reset, usage statistics ----------
+
+/**
+ * Wipes an organization's sandbox documents and their pending work (deliveries, follow-ups) for
+ * `POST /v1/sandbox/reset` (only one company's with `companyId`). Live documents, and other
+ * organizations' copies of the same exchanges, stay.
+ */
+export const resetSandbox = defineAction<{ organizationId: string; companyId?: string }, { documents: number; scheduledJobs: number }>(SERVICE, 'resetSandbox', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', optional: true, max: 255 } },
+});
+
+export interface DocumentUsage {
+  /** Outgoing documents created in the period. */
+  sent: number;
+  /** Incoming documents booked in the period (repeated copies left out). */
+  received: number;
+  byType: Record<string, { sent: number; received: number }>;
+  /** API lifecycle status (sent, received, approved, paid …) → documents. */
+  byStatus: Record<string, number>;
+  /** Delivery status (pending, delivered, failed …) → outgoing documents. */
+  byDeliveryStatus: Record<string, number>;
+  /** Incoming documents whose rules' verdict on arrival was invalid. */
+  receivedInvalid: number;
+  byCompany: Record<string, { sent: number; received: number }>;
+}
+/** What an organization's documents created in [from, to) add up to (platform usage, statistics). */
+export const usage = defineAction<{ organizationId: string; livemode: boolean; companyId?: string; from: string; to: string }, DocumentUsage>(SERVICE, 'usage', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', companyId: { type: 'string', optional: true, max: 255 }, from: 'string', to: 'string' },
 });

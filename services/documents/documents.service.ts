@@ -28,6 +28,7 @@ import { listDocuments, runSearch } from './reads.ts';
 import * as representations from './representations.ts';
 import { documentAction, lifecycleView, postLifecycle } from './lifecycle-actions.ts';
 import type { DocsThis } from './service-state.ts';
+import { documentUsage, resetSandboxDocuments } from './usage.ts';
 import * as contract from './documents.contract.ts';
 
 // What a lifecycle step sets going beyond the platform: the buyer's answer to the sender, the status to the tax platform.
@@ -81,6 +82,8 @@ const DocumentsService: ServiceSchema = {
     recordNetworkStatus: implement(contract.recordNetworkStatus, async function (this: DocsThis, ctx) { return recordNetworkStatus.call(this, ctx); }),
     receiveInbound: implement(contract.receiveInbound, async function (this: DocsThis, ctx) { return receiveInbound.call(this, ctx); }),
     peppolExchanges: implement(contract.peppolExchanges, peppolExchanges),
+    resetSandbox: implement(contract.resetSandbox, resetSandboxDocuments),
+    usage: implement(contract.usage, documentUsage),
   },
 };
 

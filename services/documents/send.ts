@@ -15,7 +15,7 @@ import { newId } from '../shared/ids.ts';
 import { compileParamsChecker } from '../shared/params-checker.ts';
 import { validate } from '../validation/validation.contract.ts';
 import { candidateConnectors, discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
-import { companyOf } from '../tenancy/tenancy.contract.ts';
+import { companyOf, tenantDefaults } from '../tenancy/tenancy.contract.ts';
 import type { CheckResult, Participant } from '../../adapters/sdk/index.ts';
 import { rawDeposit, detectFormat, parseRecipient, countryOfPeppolId, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
@@ -95,7 +95,7 @@ interface Destination {
 }
 
 /** A send is validated with the destination country's packs and the rules of the network carrying it. */
-async function buildArtefact(workers: WorkerPool, ctx: Context, p: SendParams, destination: Destination): Promise<Artefact> {
+async function buildArtefact(workers: WorkerPool, ctx: Context, p: FormattedSend, destination: Destination): Promise<Artefact> {
   const base = { filename: null, xml: null, xmlSyntax: null, hasPdf: false, storedFormat: null, fileId: null } as const;
   const destinationParams = { ...(destination.country ? { country: destination.country } : {}), ...(destination.network ? { network: destination.network } : {}) };
   switch (p.format) {
@@ -242,7 +242,7 @@ const ISSUER_FIELD: Record<string, Record<'seller' | 'buyer', string>> = {
 };
 
 /** The company sending a document must be the one issuing it (mappings/canonical/issuer.ts has the rules). */
-function assertIssuer(artefact: Artefact, company: CompanyRef, p: Pick<SendParams, 'format' | 'selfBilled'>): void {
+function assertIssuer(artefact: Artefact, company: CompanyRef, p: Pick<FormattedSend, 'format' | 'selfBilled'>): void {
   const canonical = artefact.normalized as unknown as CanonicalInvoice | null;
   if (!canonical?.seller) return;
   const verdict = checkIssuer(canonical, company);
@@ -257,8 +257,23 @@ function assertIssuer(artefact: Artefact, company: CompanyRef, p: Pick<SendParam
   throw new DomainError('ISSUER_MISMATCH', message, { details: [issue(field, 'issuer', message)] });
 }
 
-export async function sendOne(this: DocsThis, ctx: Context, p: SendParams): Promise<DocumentView> {
+/** A send whose format is known: the caller's, or the organization's preferred one. */
+type FormattedSend = SendParams & { format: string };
+
+/**
+ * A send without `format` takes the one the organization's platform prefers for its tenants
+ * (`defaults.preferredFormat`, PATCH /v1/platform/settings); without one, `format` is missing.
+ */
+async function withFormat(ctx: Context, auth: Principal, p: SendParams): Promise<FormattedSend> {
+  if (p.format) return p as FormattedSend;
+  const { preferredFormat } = await call(ctx, tenantDefaults, { organizationId: auth.organizationId });
+  if (!preferredFormat) throw missing('format', 'format is required (json, ubl-xml, cii-xml, auto or raw): this organization sets no preferred format');
+  return { ...p, format: preferredFormat };
+}
+
+export async function sendOne(this: DocsThis, ctx: Context, params: SendParams): Promise<DocumentView> {
   const auth = principalOf(ctx);
+  const p = await withFormat(ctx, auth, params);
   const em = emOf(ctx).fork();
   // The acting company is tenancy's: asked before any transaction opens.
   const company = await call(ctx, companyOf, { organizationId: auth.organizationId, companyId: auth.companyId! });

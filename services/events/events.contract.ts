@@ -184,3 +184,21 @@ export const findEvent = defineAction<{ organizationId: string; id: string; live
     companyId: { type: 'string', optional: true, max: 255 },
   },
 });
+
+// ---------- internal: sandbox reset, usage statistics ----------
+
+/** Wipes an organization's sandbox events, or one company's (`POST /v1/sandbox/reset`, scope `events`); live events are never touched. */
+export const resetSandbox = defineAction<{ organizationId: string; companyId?: string }, { events: number }>(SERVICE, 'resetSandbox', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', optional: true, max: 255 } },
+});
+
+export interface ComplianceReportCounts {
+  reported: number;
+  failed: number;
+  /** Reports (either outcome) per company. */
+  byCompany: Record<string, number>;
+}
+/** `compliance.reported` events of the organization in [from, to) (business time), by outcome and company. */
+export const complianceReportCounts = defineAction<{ organizationId: string; livemode: boolean; companyId?: string; from: string; to: string }, ComplianceReportCounts>(SERVICE, 'complianceReportCounts', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', companyId: { type: 'string', optional: true, max: 255 }, from: 'string', to: 'string' },
+});

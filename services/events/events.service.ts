@@ -21,7 +21,7 @@ import { DrainLoop } from '../shared/drain-loop.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { Event } from './event.entity.ts';
-import { listEvents, ackEvents, drainOutbox, readFeed, findEvent, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventRecord, type FeedEvent } from './events.contract.ts';
+import { listEvents, ackEvents, drainOutbox, readFeed, findEvent, resetSandbox, complianceReportCounts, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventRecord, type FeedEvent } from './events.contract.ts';
 
 export function envelopeOf(row: Event): EventEnvelope {
   return { id: row.id, type: row.type, livemode: row.livemode, createdAt: row.createdAt.toISOString(), apiVersion: row.apiVersion, data: row.data };
@@ -140,6 +140,31 @@ const EventsService: ServiceSchema = {
       const rows = new Map((await em.find(Event, { id: { $in: page.map((r) => r.id) } })).map((r) => [r.id, r]));
       const last = page[page.length - 1]!;
       return { events: page.map((r) => feedEventOf(rows.get(r.id)!)), cursor: { txId: last.tx_id, eventId: last.id } };
+    }),
+
+    resetSandbox: implement(resetSandbox, async (ctx) => {
+      const { organizationId, companyId } = ctx.params;
+      const res = await emOf(ctx).execute<{ affectedRows?: number }>(
+        `delete from events where organization_id = ? and not livemode${companyId ? ' and company_id = ?' : ''}`, companyId ? [organizationId, companyId] : [organizationId], 'run');
+      return { events: res.affectedRows ?? 0 };
+    }),
+
+    complianceReportCounts: implement(complianceReportCounts, async (ctx) => {
+      const { organizationId, livemode, companyId, from, to } = ctx.params;
+      // Served by events_usage_index (organization, mode, type, created_at).
+      const rows = await emOf(ctx).execute<Array<{ company_id: string | null; status: string | null; n: string }>>(
+        `select company_id, data->>'status' as status, count(*) as n from events
+         where organization_id = ? and livemode = ? and type = 'compliance.reported' and created_at >= ? and created_at < ?${companyId ? ' and company_id = ?' : ''}
+         group by company_id, data->>'status'`,
+        [organizationId, livemode, new Date(from), new Date(to), ...(companyId ? [companyId] : [])], 'all');
+      const counts = { reported: 0, failed: 0, byCompany: {} as Record<string, number> };
+      for (const r of rows) {
+        const n = Number(r.n);
+        if (r.status === 'failed') counts.failed += n;
+        else counts.reported += n;
+        if (r.company_id) counts.byCompany[r.company_id] = (counts.byCompany[r.company_id] ?? 0) + n;
+      }
+      return counts;
     }),
 
     findEvent: implement(findEvent, async (ctx) => {

@@ -16,7 +16,8 @@ import { clientIp } from './client-ip.ts';
 import { mcpHandler, type McpGateway } from './mcp.ts';
 import { llmsTxt as renderLlmsTxt } from './llms-txt.ts';
 import type { ActionContract, HttpBinding } from '../shared/contract.ts';
-import { authenticateKey, API_KEY_REVOKED_EVENT, type ApiKeyRevoked } from '../tenancy/tenancy.contract.ts';
+import { authenticateKey, API_KEY_REVOKED_EVENT, COMPANY_SUSPENDED_EVENT, CUSTOM_DOMAIN_CHANGED_EVENT, type ApiKeyRevoked, type CompanySuspended } from '../tenancy/tenancy.contract.ts';
+import { CustomDomains } from './custom-domains.ts';
 import { PrincipalCache } from './principal-cache.ts';
 import { readBody } from './http-body.ts';
 import { formatError, formatOAuthError, ERROR_TABLE } from './error-formatter.ts';
@@ -96,6 +97,8 @@ interface GatewayVars {
   guarantees: GatewayGuarantees;
   /** API-key principals kept for a moment (services/gateway/principal-cache.ts). */
   principals: PrincipalCache;
+  /** White-label custom domains: which organization a request's host serves (services/gateway/custom-domains.ts). */
+  customDomains: CustomDomains;
 }
 
 /** What moleculer-web's mixin provides that we call. */
@@ -175,6 +178,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           const meta = ctx.meta as RequestMeta & { $statusCode?: number };
           meta.requestId = req.$requestId;
           meta.clientIp = clientIp(req);
+          if (typeof req.headers.host === 'string') meta.host = req.headers.host;
           const status = req.$alias?.binding.status;
           if (status) meta.$statusCode = status;
         },
@@ -235,6 +239,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     [API_KEY_REVOKED_EVENT](this: GatewayVars, ctx: Context<ApiKeyRevoked>) {
       this.principals.dropKey(ctx.params.apiKeyId);
     },
+    [COMPANY_SUSPENDED_EVENT](this: GatewayVars, ctx: Context<CompanySuspended>) {
+      this.principals.dropCompany(ctx.params.companyId);
+    },
+    [CUSTOM_DOMAIN_CHANGED_EVENT](this: GatewayVars, ctx: Context<{ domains: string[] }>) {
+      this.customDomains.forget(ctx.params.domains);
+    },
   },
 
   created() {
@@ -245,6 +255,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     this.authFailures = new AuthFailureThrottle(config.credentials, config.redisUrl, this.logger);
     this.guarantees = new GatewayGuarantees(this.broker, config);
     this.principals = new PrincipalCache(config.credentials.principalCacheTtlMs);
+    this.customDomains = new CustomDomains([config.customDomainTarget, new URL(config.publicUrl).hostname]);
     // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
     // client pool) never reuses a socket we are closing at that very moment (ECONNRESET).
     const server = (this as unknown as { server?: { keepAliveTimeout: number; headersTimeout: number } }).server;
@@ -268,7 +279,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     /** Resolves the credential to a Principal in `ctx.meta.auth`; public routes need none. */
     async authenticate(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, alias: GatewayAlias) {
       if (alias.binding.access === 'public') return null;
-      (ctx.meta as RequestMeta).auth = await this.resolveCredential(ctx, req);
+      const principal = await this.resolveCredential(ctx, req);
+      // A verified custom domain serves its own organization only.
+      await this.customDomains.check(ctx, req.headers.host, principal);
+      (ctx.meta as RequestMeta).auth = principal;
       return null;
     },
 

@@ -58,9 +58,24 @@ export function redactSecrets(response: StoredResponse, secretFields: readonly s
     return response;
   }
   if (!body || typeof body !== 'object') return response;
-  const masked = secretFields.filter((f) => typeof (body as Record<string, unknown>)[f] === 'string');
+  // A field is a top-level name or a dotted path into nested objects (`apiKey.key`).
+  const holderOf = (path: string): [Record<string, unknown>, string] | undefined => {
+    const names = path.split('.');
+    let holder = body as Record<string, unknown>;
+    for (const name of names.slice(0, -1)) {
+      const next = holder[name];
+      if (!next || typeof next !== 'object') return undefined;
+      holder = next as Record<string, unknown>;
+    }
+    const last = names[names.length - 1]!;
+    return typeof holder[last] === 'string' ? [holder, last] : undefined;
+  };
+  const masked = secretFields.filter((f) => holderOf(f));
   if (!masked.length) return response;
-  for (const f of masked) (body as Record<string, unknown>)[f] = REDACTED_SECRET;
+  for (const f of masked) {
+    const [holder, name] = holderOf(f)!;
+    holder[name] = REDACTED_SECRET;
+  }
   return { ...response, headers: { ...response.headers, [REDACTED_HEADER]: masked.join(', ') }, body: Buffer.from(JSON.stringify(body)).toString('base64') };
 }
 

@@ -51,7 +51,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
   // An operation on one resource answers 404 when it is not the caller's (no existence leak).
   if (inPath.length) errors[404] = errorResponse('RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller\'s');
   if (http.access !== 'public') {
-    Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN') });
+    Object.assign(errors, { 401: errorResponse('MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY'), 403: errorResponse('INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN') });
   }
   // Any call may meet a dependency that is down, failing or slow; any body may be too large or oddly encoded.
   Object.assign(errors, {
@@ -100,7 +100,9 @@ const TAGS: Record<string, string> = {
   Integrations: 'OAuth clients of the built-in issuer and the technical accounts behind them',
   OAuth: 'The token endpoint and the issuer\'s public keys',
   'Request log': 'Every call the organization made, with its trace, summaries and time series',
-  Sandbox: 'Test organizations, the virtual clock and the rate-limit switch of the sandbox',
+  Sandbox: 'Test organizations, their reset and expiry, the virtual clock and the rate-limit switch of the sandbox',
+  Platform: 'What a platform or white-label organization does for its managed companies (tenants): onboarding, tenant keys, suspension, usage, branding, custom domain and defaults',
+  Statistics: 'Monthly usage statistics of the organization: documents, validation failures, webhook deliveries, compliance reports',
   Health: 'Liveness, readiness and upstream contracts of this deployment',
   Meta: 'The API description and its error catalogue',
   SMP: 'This deployment\'s SMP (Peppol SMP 1.x read interface): the participants registered through it, read by the network',

@@ -59,6 +59,11 @@ export class PrincipalCache {
     for (const [slot, entry] of this.entries) if (entry.principal.apiKeyId === apiKeyId) this.entries.delete(slot);
   }
 
+  /** Drops every entry acting for one company (its platform suspended it). */
+  dropCompany(companyId: string): void {
+    for (const [slot, entry] of this.entries) if (entry.principal.companyId === companyId) this.entries.delete(slot);
+  }
+
   get size(): number {
     return this.entries.size;
   }

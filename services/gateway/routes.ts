@@ -23,6 +23,8 @@ import * as partners from '../partners/partners.contract.ts';
 import * as smp from '../smp/smp.contract.ts';
 import * as reporting from '../reporting/reporting.contract.ts';
 import * as compliance from '../compliance/compliance.contract.ts';
+import * as platform from '../platform/platform.contract.ts';
+import * as stats from '../stats/stats.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -30,6 +32,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -205,3 +205,13 @@ export const getRequest = defineAction<{ id: string }, RequestTrace>('requests',
     },
   },
 });
+
+/** Internal (statistics): the organization's answers in [from, to) with these error codes, by code (request_log's organization/time index). */
+export const errorCounts = defineAction<{ organizationId: string; codes: string[]; from: string; to: string }, Record<string, number>>('requests', 'errorCounts', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, codes: { type: 'array', min: 1, max: 20, items: 'string' }, from: 'string', to: 'string' },
+});
+
+/** Internal (sandbox expiry): drops the request log of an organization being removed. */
+export const forgetOrganization = defineAction<{ organizationId: string }, { deleted: number }>('requests', 'forgetOrganization', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 } },
+});

@@ -10,7 +10,7 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { organizationProfile } from '../tenancy/tenancy.contract.ts';
 import { planRateLimits } from '../limits/limits.contract.ts';
 import { RequestLogEntry } from './request-log-entry.entity.ts';
-import { prune, ingest, listRequests, summary, timeseries, getRequest, type RequestView, type RequestTrace, type SummaryRow, type TimeseriesRow } from './requests.contract.ts';
+import { prune, ingest, listRequests, summary, timeseries, getRequest, errorCounts, forgetOrganization, type RequestView, type RequestTrace, type SummaryRow, type TimeseriesRow } from './requests.contract.ts';
 import { likeLiteral } from '../shared/pg-text.ts';
 
 const HOUR = 3_600_000;
@@ -186,6 +186,19 @@ const RequestsService: ServiceSchema & { pruner?: NodeJS.Timeout } = {
         ts: new Date(r.ts as string).toISOString(), total: num(r.total), errors: num(r.errors), throttled: num(r.throttled), maxDurationMs: num(r.max_duration),
       }));
       return { bucket, since: since.toISOString(), until: until.toISOString(), data };
+    }),
+
+    forgetOrganization: implement(forgetOrganization, async (ctx) => {
+      const res = await emOf(ctx).execute<{ affectedRows?: number }>('delete from request_log where organization_id = ?', [ctx.params.organizationId], 'run');
+      return { deleted: res.affectedRows ?? 0 };
+    }),
+
+    errorCounts: implement(errorCounts, async (ctx) => {
+      const { organizationId, codes, from, to } = ctx.params;
+      const rows = await emOf(ctx).execute<Array<{ error_code: string; n: string }>>(
+        `select error_code, count(*) as n from request_log where organization_id = ? and created_at >= ? and created_at < ? and error_code in (${codes.map(() => '?').join(', ')}) group by error_code`,
+        [organizationId, new Date(from), new Date(to), ...codes], 'all');
+      return Object.fromEntries(codes.map((c) => [c, Number(rows.find((r) => r.error_code === c)?.n ?? 0)]));
     }),
 
     get: implement(getRequest, async (ctx) => {

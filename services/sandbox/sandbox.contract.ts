@@ -45,3 +45,44 @@ export const bootstrap = defineAction<BootstrapParams, BootstrapResult>('sandbox
     },
   },
 });
+
+export const RESET_SCOPES = ['all', 'documents', 'events', 'idempotency'] as const;
+export type ResetScope = (typeof RESET_SCOPES)[number];
+
+export interface ResetResult {
+  organizationId: string;
+  /** A credential bound to one company resets that company only; null: the whole organization. */
+  companyId: string | null;
+  scope: ResetScope;
+  /** What was removed, by kind (only the kinds of the scope). */
+  deleted: { documents?: number; events?: number; webhookDeliveries?: number; scheduledJobs?: number; idempotencyKeys?: number };
+  resetAt: string;
+}
+
+export const reset = defineAction<{ confirm: 'yes'; scope?: ResetScope }, ResetResult>('sandbox', 'reset', {
+  params: {
+    ...STRICT_REMOVE,
+    confirm: { type: 'enum', values: ['yes'], openapi: { type: 'string', const: 'yes', description: 'The literal `yes`: a reset cannot be undone' } },
+    scope: { type: 'enum', values: [...RESET_SCOPES], optional: true, default: 'all' },
+  },
+  http: {
+    method: 'POST', path: '/v1/sandbox/reset', access: 'authenticated', testModeOnly: true, tag: 'Sandbox',
+    summary: 'Wipe the organization\'s sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company\'s rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched',
+    response: {
+      type: 'object', required: ['organizationId', 'companyId', 'scope', 'deleted', 'resetAt'],
+      properties: {
+        organizationId: { type: 'string' },
+        companyId: { type: ['string', 'null'], description: 'A credential bound to one company (a personal or tenant key) resets that company only; null: the whole organization' },
+        scope: { type: 'string', enum: [...RESET_SCOPES] },
+        deleted: {
+          type: 'object',
+          properties: {
+            documents: { type: 'integer' }, events: { type: 'integer' }, webhookDeliveries: { type: 'integer' },
+            scheduledJobs: { type: 'integer', description: 'Pending deliveries, follow-ups and webhook retries dropped' }, idempotencyKeys: { type: 'integer' },
+          },
+        },
+        resetAt: { type: 'string', format: 'date-time' },
+      },
+    },
+  },
+});

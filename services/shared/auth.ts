@@ -1,5 +1,6 @@
 import type { Context } from 'moleculer';
 import type { Scope } from './contract.ts';
+import { DomainError } from './errors.ts';
 
 /** Kinds of API key: a personal key acts for its own company; platform and white-label keys pick one per request. */
 export const KEY_TYPES = ['personal', 'platform', 'white_label'] as const;
@@ -33,6 +34,8 @@ export interface RequestMeta {
   auth?: Principal;
   requestId?: string;
   clientIp?: string;
+  /** The request's Host header (a white-label custom domain is served by host). */
+  host?: string;
 }
 
 export function principalOf(ctx: Context): Principal {
@@ -47,6 +50,15 @@ export function principalOf(ctx: Context): Principal {
  */
 export function isCompanyBound(auth: Principal): boolean {
   return auth.keyType === 'personal' || auth.companyBound === true;
+}
+
+/** Platform operations act for the whole organization: never from a credential bound to one company. */
+export function requireOrganizationWide(auth: Principal): void {
+  if (isCompanyBound(auth)) {
+    throw new DomainError('INSUFFICIENT_SCOPE', 'Platform operations need an organization-wide credential (a platform or white-label key, or a dashboard token), not one bound to a company', {
+      details: [{ field: 'keyType', rule: 'organizationWide', message: `A ${auth.keyType ?? auth.authMethod} credential acts for one company` }],
+    });
+  }
 }
 
 export function hasScope(granted: readonly Scope[], required: Scope): boolean {

@@ -99,6 +99,10 @@ export interface AppConfig {
   bootstrapPerIpPerHour: number;
   /** Lifetime of a bootstrap sandbox key, in days. */
   sandboxKeyDays: number;
+  /** The host a white-label custom domain points its CNAME at (EINV_CUSTOM_DOMAIN_TARGET; default the public URL's host). */
+  customDomainTarget: string;
+  /** DNS servers the custom-domain TXT challenge is looked up on (EINV_CUSTOM_DOMAIN_DNS_SERVERS, `host:port` list; default the system's). */
+  customDomainDnsServers: string[];
   /** Per-minute rate limits replacing the plan defaults (EINV_RATE_LIMITS). */
   rateLimitOverrides: Partial<Record<PlanName, number>>;
   /** The request log also keeps successful reads (EINV_REQUEST_LOG_READS=true). */
@@ -291,6 +295,8 @@ export function loadConfig(): AppConfig {
     requestTimeoutMs: Math.max(100, int('EINV_REQUEST_TIMEOUT_MS', 60_000)),
     bootstrapPerIpPerHour: int('EINV_BOOTSTRAP_PER_IP_PER_HOUR', 10),
     sandboxKeyDays: int('EINV_SANDBOX_KEY_DAYS', 30),
+    customDomainTarget: str('EINV_CUSTOM_DOMAIN_TARGET') ?? new URL(publicUrl).hostname,
+    customDomainDnsServers: (str('EINV_CUSTOM_DOMAIN_DNS_SERVERS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     rateLimitOverrides: planOverrides('EINV_RATE_LIMITS'),
     requestLogReads: str('EINV_REQUEST_LOG_READS') === 'true',
     requestLogBufferSize: int('EINV_REQUEST_LOG_BUFFER', 20_000),

@@ -88,7 +88,8 @@ export interface HttpBinding {
   /**
    * Top-level fields of the success body that carry a secret shown once (a full API key, a client
    * secret, a webhook signing secret). The idempotency store keeps the answer with them masked, and
-   * a replay says so (`Idempotent-Replay-Redacted`): a secret never rests in a cache.
+   * a replay says so (`Idempotent-Replay-Redacted`): a secret never rests in a cache. A dotted
+   * path (`apiKey.key`) names a secret inside a nested object.
    */
   secretFields?: readonly string[];
   /**

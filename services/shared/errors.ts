@@ -25,10 +25,18 @@ export const ERROR_CODES = [
   // Ours, after RFC 6749 invalid_grant: an agent's authorization code or handoff token unknown, expired, used, or a wrong PKCE verifier.
   'INVALID_GRANT',
   'INSUFFICIENT_SCOPE', 'COMPANY_FORBIDDEN', 'COMPANY_REQUIRED', 'ORGANIZATION_FORBIDDEN', 'TEST_MODE_ONLY',
+  // Ours: a managed company its platform suspended (POST /v1/platform/companies/{id}/suspend).
+  'COMPANY_SUSPENDED',
+  // Ours: branding and custom domains are white-label features (spec: white-label adds them to platform).
+  'WHITE_LABEL_ONLY',
   'RESOURCE_NOT_FOUND', 'COMPANY_NOT_FOUND', 'DOCUMENT_NOT_FOUND', 'ROUTE_NOT_FOUND', 'METHOD_NOT_ALLOWED',
-  'COMPANY_EXISTS', 'LIMIT_EXCEEDED', 'DUPLICATE_DOCUMENT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
+  'COMPANY_EXISTS', 'LIMIT_EXCEEDED',
+  // Ours: a white-label custom domain another organization already serves.
+  'DOMAIN_IN_USE', 'DUPLICATE_DOCUMENT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
   'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
-  'VAT_NOT_FOUND', 'VAT_INACTIVE', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'UBL_VALIDATION_FAILED',
+  'VAT_NOT_FOUND', 'VAT_INACTIVE',
+  // Ours: a white-label custom domain whose DNS challenge (TXT record) is not published yet.
+  'DOMAIN_NOT_VERIFIED', 'RECIPIENT_NOT_FOUND', 'RECIPIENT_CANNOT_RECEIVE', 'UBL_VALIDATION_FAILED',
   // Ours: a document whose processing exceeded its CPU-time or memory budget (services/shared/worker-pool.ts).
   'DOCUMENT_TOO_COMPLEX',
   // Ours: the document names another company as its issuer than the one sending it (mappings/canonical/issuer.ts).

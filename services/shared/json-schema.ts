@@ -72,6 +72,11 @@ export function ruleToJsonSchema(input: unknown): JsonSchema {
     default:
       break;
   }
+  // `nullable: true`: null is accepted too (a PATCH clearing a member).
+  if (rule.nullable === true) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
+  }
   if (rule.default !== undefined && typeof rule.default !== 'function') out.default = rule.default;
   if (typeof rule.description === 'string') out.description = rule.description;
   // A request field being retired (spec, Versioning §4): `{ type: …, deprecated: true }` in the contract.

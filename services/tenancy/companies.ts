@@ -192,6 +192,10 @@ export async function verifyPending(this: Service, jobs: ClaimedJob[], em: Entit
       } else {
         this.logger.warn(`company ${row.id}: the registry now says ${row.vatNumber} is ${'result' in answer ? answer.result.status : 'unknown'}; it stays pending verification`);
       }
+      // Registered while pending (a platform's onboarding): published now that it is verified.
+      if (row.status === 'active' && row.registrationStatus === 'active' && !row.smpRegistered) {
+        scheduleJobs(tx, [{ kind: PUBLISH_COMPANY_JOB, ref: row.id, companyId: row.id, dueAt: systemClock.now() }]);
+      }
       await completeJobs(tx, [job.id]);
     });
   }

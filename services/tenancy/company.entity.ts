@@ -51,6 +51,8 @@ export const Company = defineEntity({
     siret: p.string().length(14).nullable(),
     /** From when its routing address is valid (import `effectiveDate`). */
     effectiveDate: p.string().length(10).nullable(),
+    /** Suspended by its platform: its tenant keys, and platform keys naming it, are refused (403 COMPANY_SUSPENDED) until resumed. */
+    suspendedAt: p.datetime().nullable(),
   },
 });
 export type Company = InferEntity<typeof Company>;

@@ -208,7 +208,7 @@ export interface CreateCompanyParams {
   address?: Address;
   metadata?: Record<string, unknown>;
 }
-const addressParams = {
+export const addressParams = {
   type: 'object', optional: true, strict: 'remove',
   props: {
     street: { type: 'string', optional: true, max: 200 }, streetLine2: { type: 'string', optional: true, max: 200 }, city: { type: 'string', optional: true, max: 100 },
@@ -431,7 +431,8 @@ export const PUBLISH_COMPANY_JOB = 'company.publish';
 export const UNPUBLISH_COMPANY_JOB = 'company.unpublish';
 
 export interface ProvisionParams {
-  organization: { name: string; sandbox: boolean; plan?: string; country?: string; vatNumber?: string };
+  /** `expiresAt`: a sandbox organization removed by the scheduler then (SANDBOX_EXPIRY_JOB). */
+  organization: { name: string; sandbox: boolean; plan?: string; country?: string; vatNumber?: string; expiresAt?: string };
   company: { name: string; country: string; vatNumber?: string; registrationNumber?: string; peppolId?: string; address?: Address };
   apiKey: { name: string; keyType: KeyType; scopes?: Scope[]; email?: string; expiresAt?: string };
 }
@@ -443,7 +444,7 @@ export interface ProvisionResult {
 /** Creates an organization with its first company and key in one transaction (sandbox bootstrap, onboarding). */
 export const provision = defineAction<ProvisionParams, ProvisionResult>(SERVICE, 'provision', {
   params: {
-    organization: { type: 'object', props: { name: 'string', sandbox: 'boolean', plan: 'string|optional', country: 'string|optional', vatNumber: 'string|optional' } },
+    organization: { type: 'object', props: { name: 'string', sandbox: 'boolean', plan: 'string|optional', country: 'string|optional', vatNumber: 'string|optional', expiresAt: 'string|optional' } },
     company: { type: 'object', props: { name: 'string', country: 'string', vatNumber: 'string|optional', registrationNumber: 'string|optional', peppolId: 'string|optional', address: 'object|optional' } },
     apiKey: { type: 'object', props: { name: 'string', keyType: { type: 'enum', values: [...KEY_TYPES] }, scopes: 'array|optional', email: 'string|optional', expiresAt: 'string|optional' } },
   },
@@ -543,4 +544,279 @@ export const mintDelegatedKey = defineAction<{ grantor: KeyGrantor; scopes: Scop
  */
 export const revokeDelegatedKey = defineAction<{ organizationId: string; id: string }, { id: string; revoked: boolean }>(SERVICE, 'revokeDelegatedKey', {
   params: { organizationId: { type: 'string', min: 1, max: 255 }, id: { type: 'string', min: 1, max: 255 } },
+});
+
+// ---------- platform operation: managed companies (tenants), their keys, white-label settings ----------
+
+/** Colours are `#rrggbb`; logos are HTTPS URLs; countries ISO 3166 alpha-2. */
+export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+export const HTTPS_URL = /^https:\/\/[^\s/?#]+[^\s]*$/;
+/** A DNS host name of at least two labels, lowercase letters, digits and hyphens (no IP address, no wildcard). */
+export const HOST_NAME = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** The structured formats a platform may prefer for its tenants' sends (a send that omits `format` takes it). */
+export const PREFERRED_FORMATS = ['json', 'ubl-xml', 'cii-xml'] as const;
+export type PreferredFormat = (typeof PREFERRED_FORMATS)[number];
+
+export interface Branding {
+  displayName: string | null;
+  logoUrl: string | null;
+  primaryColor: string | null;
+  supportEmail: string | null;
+}
+export interface PlatformDefaults {
+  preferredFormat: PreferredFormat | null;
+  /** Country → false stops the automatic reporting of that country's lifecycle statuses to its tax platform. */
+  autoCompliance: Record<string, boolean>;
+}
+/** As stored on the organization. */
+export interface OrganizationSettings {
+  branding?: Partial<Branding>;
+  /** `verifiedAt` set once its TXT challenge was found: only then is the host served (organizations.custom_domain). */
+  customDomain?: { domain: string; verificationToken: string; requestedAt: string; verifiedAt?: string | null } | null;
+  defaults?: Partial<PlatformDefaults>;
+}
+export interface DnsRecord { type: 'CNAME' | 'TXT'; name: string; value: string; purpose: string }
+export interface CustomDomainView {
+  domain: string;
+  /** `verified`: the TXT challenge was found and the gateway serves the host for the organization. */
+  status: 'pending_verification' | 'verified';
+  verifiedAt: string | null;
+  /** The records to create at the domain's DNS host. */
+  dnsRecords: DnsRecord[];
+  /** `external`: TLS is terminated in front of the gateway (no ACME client is configured here). */
+  tls: { status: 'external'; detail: string };
+  requestedAt: string;
+}
+export interface PlatformSettingsView {
+  organizationId: string;
+  plan: Plan;
+  branding: Branding;
+  customDomain: CustomDomainView | null;
+  defaults: PlatformDefaults;
+  /** What the plan allows (spec: Limits); null: unlimited. */
+  quotas: { requestsPerMinute: number; documentsPerMonth: number | null };
+}
+
+const brandingSchema = {
+  type: 'object', required: ['displayName', 'logoUrl', 'primaryColor', 'supportEmail'],
+  properties: {
+    displayName: nullableString, logoUrl: { type: ['string', 'null'], format: 'uri' },
+    primaryColor: { type: ['string', 'null'], pattern: HEX_COLOR.source, examples: ['#0a66c2'] }, supportEmail: { type: ['string', 'null'], format: 'email' },
+  },
+};
+const settingsResponse = {
+  type: 'object', required: ['organizationId', 'plan', 'branding', 'customDomain', 'defaults', 'quotas'],
+  properties: {
+    organizationId: { type: 'string' },
+    plan: { type: 'string', enum: [...PLANS] },
+    branding: brandingSchema,
+    customDomain: {
+      type: ['object', 'null'], required: ['domain', 'status', 'verifiedAt', 'dnsRecords', 'tls', 'requestedAt'],
+      properties: {
+        domain: { type: 'string', examples: ['einvoicing.example.com'] },
+        status: { type: 'string', enum: ['pending_verification', 'verified'], description: '`verified`: the TXT challenge was found; the gateway serves the host for this organization' },
+        verifiedAt: { type: ['string', 'null'], format: 'date-time' },
+        dnsRecords: {
+          type: 'array',
+          items: {
+            type: 'object', required: ['type', 'name', 'value', 'purpose'],
+            properties: { type: { type: 'string', enum: ['CNAME', 'TXT'] }, name: { type: 'string' }, value: { type: 'string' }, purpose: { type: 'string' } },
+          },
+        },
+        tls: { type: 'object', required: ['status', 'detail'], properties: { status: { type: 'string', enum: ['external'] }, detail: { type: 'string' } } },
+        requestedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    defaults: {
+      type: 'object', required: ['preferredFormat', 'autoCompliance'],
+      properties: {
+        preferredFormat: { type: ['string', 'null'], enum: [...PREFERRED_FORMATS, null] },
+        autoCompliance: { type: 'object', additionalProperties: { type: 'boolean' }, description: 'Country (ISO 3166 alpha-2) → whether its statuses are reported automatically (absent: true)', examples: [{ FR: false }] },
+      },
+    },
+    quotas: {
+      type: 'object', required: ['requestsPerMinute', 'documentsPerMonth'],
+      properties: { requestsPerMinute: { type: 'integer' }, documentsPerMonth: { type: ['integer', 'null'], description: 'null: unlimited (white-label plan, sandbox)' } },
+    },
+  },
+};
+
+export const getPlatformSettings = defineAction<Record<string, never>, PlatformSettingsView>(SERVICE, 'getPlatformSettings', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'GET', path: '/v1/platform/settings', access: 'platform', tag: 'Platform',
+    summary: 'The organization\'s white-label settings (branding, custom domain with the DNS records to create, defaults for its tenants) and its plan\'s quotas',
+    response: settingsResponse,
+  },
+});
+
+export interface UpdatePlatformSettingsParams {
+  branding?: { displayName?: string | null; logoUrl?: string | null; primaryColor?: string | null; supportEmail?: string | null };
+  customDomain?: string | null;
+  defaults?: { preferredFormat?: PreferredFormat | null; autoCompliance?: Record<string, boolean> };
+}
+export const updatePlatformSettings = defineAction<UpdatePlatformSettingsParams, PlatformSettingsView>(SERVICE, 'updatePlatformSettings', {
+  params: {
+    ...STRICT_REMOVE,
+    branding: {
+      type: 'object', optional: true, strict: 'remove',
+      props: {
+        displayName: { type: 'string', optional: true, nullable: true, min: 1, max: 100, trim: true },
+        logoUrl: { type: 'string', optional: true, nullable: true, max: 2048, pattern: HTTPS_URL, messages: { stringPattern: 'The \'{field}\' field must be an https:// URL.' }, openapi: { type: ['string', 'null'], format: 'uri', pattern: HTTPS_URL.source } },
+        primaryColor: { type: 'string', optional: true, nullable: true, pattern: HEX_COLOR, messages: { stringPattern: 'The \'{field}\' field must be a colour #rrggbb.' } },
+        supportEmail: { type: 'email', optional: true, nullable: true, max: 254 },
+      },
+    },
+    customDomain: { type: 'string', optional: true, nullable: true, max: 253, trim: true, lowercase: true, pattern: HOST_NAME, messages: { stringPattern: 'The \'{field}\' field must be a DNS host name such as einvoicing.example.com.' } },
+    defaults: {
+      type: 'object', optional: true, strict: 'remove',
+      props: {
+        preferredFormat: { type: 'enum', values: [...PREFERRED_FORMATS], optional: true, nullable: true },
+        autoCompliance: { type: 'record', optional: true, key: { type: 'string', pattern: /^[A-Z]{2}$/ }, value: { type: 'boolean' }, openapi: { type: 'object', propertyNames: { pattern: '^[A-Z]{2}$' }, additionalProperties: { type: 'boolean' }, maxProperties: 60 } },
+      },
+    },
+  },
+  http: {
+    method: 'PATCH', path: '/v1/platform/settings', access: 'platform', tag: 'Platform',
+    summary: 'Change the white-label settings; members left out stay as they are, null clears one. `branding` and `customDomain` are white-label features (403 WHITE_LABEL_ONLY on another plan); `defaults` are open to every organization-wide credential. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge) and the domain is `pending_verification`; once the records exist, `POST /v1/platform/settings/custom-domain/verify` checks the TXT record, and from then on the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country\'s lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.',
+    errors: { 403: 'WHITE_LABEL_ONLY: branding or customDomain from an organization not on the white-label plan', 409: 'DOMAIN_IN_USE: another organization already serves this domain' },
+    response: settingsResponse,
+  },
+});
+
+export const verifyCustomDomain = defineAction<Record<string, never>, PlatformSettingsView>(SERVICE, 'verifyCustomDomain', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'POST', path: '/v1/platform/settings/custom-domain/verify', access: 'platform', tag: 'Platform',
+    summary: 'Check the custom domain\'s TXT challenge (`_svc-challenge.<domain>`, the value the settings list) in the DNS; when it is there the domain is `verified` and the gateway serves it for this organization. Verifying again is harmless. 409 INVALID_TRANSITION when no custom domain is set; 422 DOMAIN_NOT_VERIFIED while the record is missing or different; 409 DOMAIN_IN_USE when another organization verified it first',
+    errors: { 403: 'WHITE_LABEL_ONLY', 409: 'INVALID_TRANSITION (no custom domain set) or DOMAIN_IN_USE (another organization serves it)', 422: 'DOMAIN_NOT_VERIFIED: the TXT record is not published (yet)' },
+    response: settingsResponse,
+  },
+});
+
+export interface PublicBranding { organizationId: string; domain: string; branding: Branding }
+export const hostBranding = defineAction<Record<string, never>, PublicBranding>(SERVICE, 'hostBranding', {
+  params: { ...STRICT_REMOVE },
+  http: {
+    method: 'GET', path: '/v1/branding', access: 'public', tag: 'Platform',
+    summary: 'The branding of the white-label service this request\'s host is the custom domain of (public: a sign-in page shows it before any credential). 404 RESOURCE_NOT_FOUND on a host that is no organization\'s custom domain',
+    errors: { 404: 'RESOURCE_NOT_FOUND: this host is not a custom domain' },
+    response: { type: 'object', required: ['organizationId', 'domain', 'branding'], properties: { organizationId: { type: 'string' }, domain: { type: 'string' }, branding: brandingSchema } },
+  },
+});
+
+/** Internal (gateway): the organization a host name is the custom domain of, or null. */
+export const organizationByDomain = defineAction<{ host: string }, { organizationId: string } | null>(SERVICE, 'organizationByDomain', {
+  params: { host: { type: 'string', min: 1, max: 253 } },
+});
+
+/** Internal: the defaults an organization's platform set for its tenants (documents reads autoCompliance). */
+export const tenantDefaults = defineAction<{ organizationId: string }, PlatformDefaults>(SERVICE, 'tenantDefaults', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 } },
+});
+
+/** Broadcast when a white-label custom domain changes: gateways forget what they kept of the host. */
+export const CUSTOM_DOMAIN_CHANGED_EVENT = 'tenancy.customDomain.changed';
+/** Broadcast when a tenant is suspended: gateways drop the principals acting for it at once. */
+export const COMPANY_SUSPENDED_EVENT = 'tenancy.company.suspended';
+export interface CompanySuspended { companyId: string; organizationId: string }
+
+export interface ManagedCompanyView extends CompanyView {
+  suspended: boolean;
+  suspendedAt: string | null;
+  /** Live keys bound to this company (tenant keys). */
+  tenantKeys: number;
+}
+const managedCompanyResponse = {
+  ...companyResponse,
+  required: [...companyResponse.required, 'suspended', 'suspendedAt', 'tenantKeys'],
+  properties: { ...companyResponse.properties, suspended: { type: 'boolean' }, suspendedAt: { type: ['string', 'null'], format: 'date-time' }, tenantKeys: { type: 'integer', minimum: 0 } },
+};
+
+export const listManagedCompanies = defineAction<{ limit?: number; cursor?: string; status?: 'active' | 'suspended' }, Page<ManagedCompanyView>>(SERVICE, 'listManagedCompanies', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS, status: { type: 'enum', values: ['active', 'suspended'], optional: true } },
+  http: {
+    method: 'GET', path: '/v1/platform/companies', access: 'platform', tag: 'Platform',
+    summary: 'The managed companies (tenants) of the platform, newest first, with whether each is suspended and how many live tenant keys it has; `status` filters `active` or `suspended`. Needs an organization-wide credential',
+    response: pageSchema(managedCompanyResponse),
+  },
+});
+
+export const listTenantKeys = defineAction<{ limit?: number; cursor?: string; companyId?: string }, Page<ApiKeyView>>(SERVICE, 'listTenantKeys', {
+  params: { ...STRICT_REMOVE, ...PAGE_PARAMS, companyId: { type: 'string', optional: true, min: 1, max: 64 } },
+  http: {
+    method: 'GET', path: '/v1/platform/api-keys', access: 'platform', tag: 'Platform',
+    summary: 'The live tenant keys (keys bound to one managed company), newest first, prefix only; `companyId` narrows to one tenant. Needs an organization-wide credential',
+    response: pageSchema(apiKeyResponse),
+  },
+});
+
+export const revokeTenantKey = defineAction<{ id: string }, { id: string; revoked: true; revokedAt: string }>(SERVICE, 'revokeTenantKey', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
+  http: {
+    method: 'DELETE', path: '/v1/platform/api-keys/:id', access: 'platform', tag: 'Platform',
+    summary: 'Revoke a tenant key (a key bound to one managed company); later calls with it get 401 REVOKED_KEY. The platform\'s own organization-wide keys are revoked with DELETE /v1/api-keys/{id}: here they are 404 RESOURCE_NOT_FOUND',
+    errors: { 404: 'RESOURCE_NOT_FOUND: no tenant key with this id in the organization' },
+    response: { type: 'object', required: ['id', 'revoked', 'revokedAt'], properties: { id: { type: 'string' }, revoked: { const: true }, revokedAt: { type: 'string', format: 'date-time' } } },
+  },
+});
+
+export const suspendTenant = defineAction<{ id: string }, ManagedCompanyView>(SERVICE, 'suspendTenant', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 } },
+  http: {
+    method: 'POST', path: '/v1/platform/companies/:id/suspend', access: 'platform', tag: 'Platform',
+    summary: 'Suspend a tenant: its tenant keys, and platform keys naming it in X-Service-Company, get 403 COMPANY_SUSPENDED until it is resumed. Nothing is deleted; documents sent to it are still received. Suspending again is harmless. 404 COMPANY_NOT_FOUND',
+    errors: { 404: 'COMPANY_NOT_FOUND' },
+    response: managedCompanyResponse,
+  },
+});
+
+export const resumeTenant = defineAction<{ id: string }, ManagedCompanyView>(SERVICE, 'resumeTenant', {
+  params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 128 } },
+  http: {
+    method: 'POST', path: '/v1/platform/companies/:id/resume', access: 'platform', tag: 'Platform',
+    summary: 'Lift a tenant\'s suspension: its keys work again. 404 COMPANY_NOT_FOUND',
+    errors: { 404: 'COMPANY_NOT_FOUND' },
+    response: managedCompanyResponse,
+  },
+});
+
+export interface OnboardParams {
+  vatNumber: string;
+  name?: string;
+  address?: Address;
+  metadata?: Record<string, unknown>;
+  apiKey?: { name?: string; scopes?: Scope[] };
+}
+export interface Onboarded { company: CompanyView; apiKey: ApiKeyView & { key: string } }
+/**
+ * Internal (platform onboarding): creates the caller's company from its VAT number and mints its
+ * tenant key in one step; a failure leaves neither. Publication comes after, with `publishTenant`.
+ */
+export const onboardTenant = defineAction<OnboardParams, Onboarded>(SERVICE, 'onboardTenant', {
+  params: {
+    vatNumber: { type: 'string', min: 1, max: 32 }, name: { type: 'string', optional: true }, address: { type: 'object', optional: true },
+    metadata: { type: 'object', optional: true }, apiKey: { type: 'object', optional: true },
+  },
+});
+/** Internal: removes a tenant whose onboarding could not finish (its keys with it). */
+export const abandonTenant = defineAction<{ companyId: string }, { removed: boolean }>(SERVICE, 'abandonTenant', {
+  params: { companyId: { type: 'string', min: 1, max: 128 } },
+});
+/** Internal: registers an onboarded tenant on the network (publication to the SMP follows, asynchronously). */
+export const publishTenant = defineAction<{ companyId: string }, CompanyView>(SERVICE, 'publishTenant', {
+  params: { companyId: { type: 'string', min: 1, max: 128 } },
+});
+
+/**
+ * Scheduler job kind (handled by the sandbox service): a sandbox organization's expiry, written
+ * with the organization by `provision` (ref = organization id, due at its `expiresAt`).
+ */
+export const SANDBOX_EXPIRY_JOB = 'sandbox.expire';
+/**
+ * Internal (sandbox expiry): removes a sandbox organization past its `expiresAt`, with its
+ * companies, keys and their scheduled work; `removed: false` when it is not one (live, or not expired).
+ */
+export const removeSandboxOrganization = defineAction<{ organizationId: string }, { removed: boolean; companyIds: string[] }>(SERVICE, 'removeSandboxOrganization', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 } },
 });

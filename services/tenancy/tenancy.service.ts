@@ -19,15 +19,17 @@ import { loadConfig } from '../shared/config.ts';
 import { testReachability } from './reachability.ts';
 import { createCompany, registerCompany, prepareMigration, deleteCompany, verifyPending, publishRegistrations, unpublishRegistrations, companyNotFound } from './companies.ts';
 import { importOne, checkImportItem } from './company-import.ts';
+import * as platform from './platform-tenants.ts';
+import { scheduleJobs } from '../shared/scheduler/scheduler.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { likeContaining, likeLiteral } from '../shared/pg-text.ts';
 
 const config = loadConfig();
 
-/** Serialises key creations per organization, so the cap on live keys holds under concurrency. */
-const API_KEYS_LOCK = 'select pg_advisory_xact_lock(hashtext(\'einv.tenancy.api-keys\'), hashtext(?))';
+const API_KEYS_LOCK = platform.API_KEYS_LOCK;
 
 const companyForbidden = (id: string) => new DomainError('COMPANY_FORBIDDEN', `Company '${id}' is not one this credential may act for`);
+const companySuspended = (id: string) => new DomainError('COMPANY_SUSPENDED', `Company '${id}' is suspended by its platform; its keys work again once it is resumed`);
 
 async function findCompanyOf(ctx: Context, organizationId: string, ref: string) {
   const em = emOf(ctx);
@@ -165,7 +167,7 @@ const TenancyService: ServiceSchema = {
 
     authenticateKey: action(contract.authenticateKey, async (ctx) => {
       const em = emOf(ctx);
-      const row = await em.findOne(ApiKey, { keyHash: hashKey(ctx.params.key) });
+      const row = await em.findOne(ApiKey, { keyHash: hashKey(ctx.params.key) }, { populate: ['company'] });
       if (!row) throw new DomainError('INVALID_TOKEN', 'The API key is not recognised');
       if (row.revokedAt) throw new DomainError('REVOKED_KEY', 'This API key has been revoked');
       if (row.expiresAt && row.expiresAt <= systemClock.now()) throw new DomainError('EXPIRED_TOKEN', 'This API key has expired; bootstrap a new sandbox key');
@@ -177,9 +179,12 @@ const TenancyService: ServiceSchema = {
         // A company of another organization is refused the same way as an unknown one: no existence leak.
         if (!company) throw companyForbidden(header);
         if (row.keyType === 'personal' && companyId && companyId !== company.id) throw companyForbidden(header);
+        if (company.suspendedAt) throw companySuspended(company.id);
         companyId = company.id;
       } else if (row.keyType !== 'personal') {
         companyId = null;
+      } else if (row.company?.getEntity().suspendedAt) {
+        throw companySuspended(row.company.id);
       }
       const principal: Principal = {
         authMethod: 'api_key',
@@ -357,6 +362,28 @@ const TenancyService: ServiceSchema = {
 
     deleteCompany: action(contract.deleteCompany, async (ctx) => deleteCompany(ctx, emOf(ctx), await companyToChange(ctx, ctx.params.id))),
 
+    getPlatformSettings: action(contract.getPlatformSettings, async (ctx) => platform.platformSettings(ctx, emOf(ctx))),
+    updatePlatformSettings: action(contract.updatePlatformSettings, async (ctx) => platform.updatePlatformSettings(ctx, emOf(ctx))),
+    verifyCustomDomain: action(contract.verifyCustomDomain, async (ctx) => platform.verifyCustomDomain(ctx, emOf(ctx))),
+    hostBranding: action(contract.hostBranding, async (ctx) => platform.hostBranding(ctx, emOf(ctx))),
+    organizationByDomain: action(contract.organizationByDomain, async (ctx) => {
+      const org = await emOf(ctx).findOne(Organization, { customDomain: ctx.params.host.toLowerCase() }, { fields: ['id'] });
+      return org ? { organizationId: org.id } : null;
+    }),
+    tenantDefaults: action(contract.tenantDefaults, async (ctx) => {
+      const org = await emOf(ctx).findOne(Organization, ctx.params.organizationId, { fields: ['settings'] });
+      return platform.defaultsOf(org?.settings);
+    }),
+    listManagedCompanies: action(contract.listManagedCompanies, async (ctx) => platform.listManagedCompanies(ctx, emOf(ctx))),
+    listTenantKeys: action(contract.listTenantKeys, async (ctx) => platform.listTenantKeys(ctx, emOf(ctx))),
+    revokeTenantKey: action(contract.revokeTenantKey, async (ctx) => platform.revokeTenantKey(ctx, emOf(ctx))),
+    suspendTenant: action(contract.suspendTenant, async (ctx) => platform.setSuspended(ctx, emOf(ctx), true)),
+    resumeTenant: action(contract.resumeTenant, async (ctx) => platform.setSuspended(ctx, emOf(ctx), false)),
+    onboardTenant: action(contract.onboardTenant, async (ctx) => platform.onboardTenant(ctx, emOf(ctx))),
+    abandonTenant: action(contract.abandonTenant, async (ctx) => platform.abandonTenant(ctx, emOf(ctx))),
+    publishTenant: action(contract.publishTenant, async (ctx) => platform.publishTenant(ctx, emOf(ctx))),
+    removeSandboxOrganization: action(contract.removeSandboxOrganization, async (ctx) => platform.removeSandboxOrganization(ctx, emOf(ctx))),
+
     provision: action(contract.provision, async (ctx) => {
       const { organization: o, company: c, apiKey: k } = ctx.params;
       return emOf(ctx).transactional(async (em) => {
@@ -367,7 +394,10 @@ const TenancyService: ServiceSchema = {
           sandbox: o.sandbox,
           country: o.country ?? null,
           vatNumber: o.vatNumber ?? null,
+          expiresAt: o.expiresAt ? new Date(o.expiresAt) : null,
         });
+        // The scheduler removes an expiring sandbox organization when its time comes (services/sandbox).
+        if (o.sandbox && o.expiresAt) scheduleJobs(em, [{ kind: contract.SANDBOX_EXPIRY_JOB, ref: org.id, dueAt: new Date(o.expiresAt) }]);
         const company = em.create(Company, {
           id: newId('company'),
           organization: org,

@@ -52,7 +52,7 @@ export interface DeliveryView {
 }
 
 const nullableString = { type: ['string', 'null'] };
-const webhookResponse = {
+export const webhookResponse = {
   type: 'object',
   required: ['id', 'url', 'events', 'status', 'failureCount', 'livemode', 'createdAt'],
   properties: {
@@ -93,7 +93,7 @@ const deliveryResponse = {
 };
 
 const idParam = { id: { type: 'string', min: 1, max: 64 } } as const;
-const eventsParam = { type: 'array', min: 1, max: 32, unique: true, items: { type: 'enum', values: [...SUBSCRIBABLE_EVENTS] } } as const;
+export const eventsParam = { type: 'array', min: 1, max: 32, unique: true, items: { type: 'enum', values: [...SUBSCRIBABLE_EVENTS] } } as const;
 const urlParam = { type: 'url', max: 2048 } as const;
 
 export interface CreateWebhookParams { url: string; events: string[]; description?: string }
@@ -179,4 +179,41 @@ export const replayEvent = defineAction<{ id: string; eventId: string }, Deliver
     summary: 'Deliver an event of the log to this (active) webhook again, as a new delivery with the full retry schedule',
     response: deliveryResponse,
   },
+});
+
+// ---------- internal: platform onboarding, sandbox reset, statistics ----------
+
+/** Checks a webhook target before anything is created with it (platform onboarding); `field` names it in the error. */
+export const checkWebhookTarget = defineAction<{ url: string; livemode: boolean; field?: string }, { ok: true }>(SERVICE, 'checkWebhookTarget', {
+  params: { url: { type: 'string', min: 1, max: 2048 }, livemode: 'boolean', field: { type: 'string', optional: true, max: 64 } },
+});
+
+export interface OpenTenantWebhookParams { organizationId: string; companyId: string; livemode: boolean; url: string; events: string[]; description?: string }
+/** A webhook of one managed company, opened by its platform's onboarding call (the signing secret is in the answer). */
+export const openTenantWebhook = defineAction<OpenTenantWebhookParams, WebhookView>(SERVICE, 'openTenantWebhook', {
+  params: {
+    organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean',
+    url: urlParam, events: eventsParam, description: { type: 'string', optional: true, max: 255 },
+  },
+});
+
+export interface WebhooksReset { deliveries: number; scheduledJobs: number; webhooks: number }
+/**
+ * Wipes an organization's sandbox deliveries (one company's with `companyId`) and their pending attempts (`POST /v1/sandbox/reset`);
+ * with `subscriptions`, its sandbox webhooks too (an expired sandbox organization). Live rows are never touched.
+ */
+export const resetSandbox = defineAction<{ organizationId: string; companyId?: string; subscriptions?: boolean }, WebhooksReset>(SERVICE, 'resetSandbox', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, companyId: { type: 'string', optional: true, max: 255 }, subscriptions: { type: 'boolean', optional: true } },
+});
+
+export interface DeliveryStats {
+  succeeded: number;
+  failed: number;
+  pending: number;
+  /** succeeded / (succeeded + failed), null when nothing has finished. */
+  successRate: number | null;
+}
+/** Delivery outcomes of the organization's events (test events left out) created in [from, to). */
+export const deliveryStats = defineAction<{ organizationId: string; livemode: boolean; companyId?: string; from: string; to: string }, DeliveryStats>(SERVICE, 'deliveryStats', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', companyId: { type: 'string', optional: true, max: 255 }, from: 'string', to: 'string' },
 });

@@ -61,9 +61,9 @@ function signingSecrets(w: Webhook): string[] {
   return [w.secret, ...previous];
 }
 
-async function checkUrl(url: string, livemode: boolean): Promise<void> {
+async function checkUrl(url: string, livemode: boolean, field = 'url'): Promise<void> {
   const problem = urlShapeProblem(url, livemode) ?? (livemode ? await privateTargetProblem(url) : undefined);
-  if (problem) throw new DomainError('INVALID_REQUEST', `url ${problem}`, { details: [{ field: 'url', rule: 'webhookTarget', message: `url ${problem}` }] });
+  if (problem) throw new DomainError('INVALID_REQUEST', `${field} ${problem}`, { details: [{ field, rule: 'webhookTarget', message: `${field} ${problem}` }] });
 }
 
 async function findWebhook(ctx: Context, auth: Principal, id: string): Promise<Webhook> {
@@ -253,6 +253,50 @@ const WebhooksService: ServiceSchema = {
   },
 
   actions: {
+    checkWebhookTarget: implement(contract.checkWebhookTarget, async (ctx) => {
+      await checkUrl(ctx.params.url, ctx.params.livemode, ctx.params.field);
+      return { ok: true as const };
+    }),
+
+    openTenantWebhook: implement(contract.openTenantWebhook, async (ctx) => {
+      const p = ctx.params;
+      await checkUrl(p.url, p.livemode);
+      const secret = generateWebhookSecret();
+      const em = emOf(ctx);
+      const hook = em.create(Webhook, {
+        id: newId('webhook'), organizationId: p.organizationId, companyId: p.companyId, url: p.url, events: p.events, description: p.description ?? null,
+        status: 'active', failureCount: 0, livemode: p.livemode, secret, previousSecret: null, previousSecretExpiresAt: null,
+      });
+      await em.flush();
+      return webhookView(hook, secret);
+    }),
+
+    resetSandbox: implement(contract.resetSandbox, async (ctx) => {
+      const { organizationId, companyId, subscriptions } = ctx.params;
+      return emOf(ctx).transactional(async (tx) => {
+        const sandboxDeliveries = `select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id where w.organization_id = ? and not w.livemode${companyId ? ' and d.company_id = ?' : ''}`;
+        const args = companyId ? [organizationId, companyId] : [organizationId];
+        const jobs = await tx.execute<{ affectedRows?: number }>(`delete from scheduled_jobs where kind = ? and ref in (${sandboxDeliveries})`, [contract.DELIVER_JOB, ...args], 'run');
+        const deliveries = await tx.execute<{ affectedRows?: number }>(`delete from webhook_deliveries where id in (${sandboxDeliveries})`, args, 'run');
+        const hooks = subscriptions ? await tx.execute<{ affectedRows?: number }>(`delete from webhooks where organization_id = ? and not livemode`, [organizationId], 'run') : { affectedRows: 0 };
+        return { deliveries: deliveries.affectedRows ?? 0, scheduledJobs: jobs.affectedRows ?? 0, webhooks: hooks.affectedRows ?? 0 };
+      });
+    }),
+
+    deliveryStats: implement(contract.deliveryStats, async (ctx) => {
+      const { organizationId, livemode, companyId, from, to } = ctx.params;
+      // Served by webhook_deliveries_usage_index (organization, created_at; test events left out).
+      const rows = await emOf(ctx).execute<Array<{ status: string; n: string }>>(
+        `select d.status, count(*) as n from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+         where d.organization_id = ? and not d.test and d.created_at >= ? and d.created_at < ? and w.livemode = ?${companyId ? ' and d.company_id = ?' : ''}
+         group by d.status`,
+        [organizationId, new Date(from), new Date(to), livemode, ...(companyId ? [companyId] : [])], 'all');
+      const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+      const succeeded = count('succeeded');
+      const failed = count('failed');
+      return { succeeded, failed, pending: count('pending'), successRate: succeeded + failed ? Math.round((succeeded / (succeeded + failed)) * 10_000) / 10_000 : null };
+    }),
+
     createWebhook: implement(contract.createWebhook, async (ctx) => {
       const auth = principalOf(ctx);
       await checkUrl(ctx.params.url, auth.livemode);

@@ -88,3 +88,23 @@ it('VIES down: the company is created pending verification, cannot register yet,
   expect(company).toMatchObject({ status: 'active', name: `VIES GMBH ${pending.vatNumber.slice(2)}`, dataProviderType: 'vies' });
   expect((await api(t.baseUrl, 'POST', `/v1/companies/${pending.id}/register`, { key: org.apiKey })).status).toBe(200);
 });
+
+it('a platform onboarding while VIES is down: the tenant is created pending with its key, and published once the re-check verifies it', async () => {
+  const org = await bootstrap(t.baseUrl, { keyType: 'platform' });
+  const vatNumber = germanVat('789');
+  down.add(vatNumber);
+  const res = await api(t.baseUrl, 'POST', '/v1/platform/companies', { key: org.apiKey, body: { vatNumber } });
+  expect(res.status).toBe(201);
+  expect(res.body.company).toMatchObject({ vatNumber, status: 'pending_verification', smpRegistered: false });
+  expect(res.body.apiKey.companyId).toBe(res.body.company.id);
+  down.clear();
+  expect((await api(t.baseUrl, 'POST', '/v1/sandbox/clock/advance', { key: org.apiKey, body: { companyId: res.body.company.id, by: '1d' } })).status).toBe(200);
+  let company = res.body.company;
+  for (let i = 0; i < 100 && !company.smpRegistered; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    company = (await api(t.baseUrl, 'GET', `/v1/companies/${company.id}`, { key: org.apiKey })).body;
+  }
+  expect(company).toMatchObject({ status: 'active', smpRegistered: true, dataProviderType: 'vies' });
+  const events = (await api(t.baseUrl, 'GET', '/v1/events?type=company.smp_registered', { key: org.apiKey })).body.data;
+  expect(events.map((e: { data: { companyId: string } }) => e.data.companyId)).toContain(company.id);
+});

@@ -216,6 +216,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platform/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's white-label settings (branding, custom domain with the DNS records to create, defaults for its tenants) and its plan's quotas
+         * @description The organization's white-label settings (branding, custom domain with the DNS records to create, defaults for its tenants) and its plan's quotas
+         */
+        get: operations["tenancy.getPlatformSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the white-label settings; members left out stay as they are, null clears one. `branding` and `customDomain` are white-label features (403 WHITE_LABEL_ONLY on another plan); `defaults` are open to every organization-wide credential. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge) and the domain is `pending_verification`; once the records exist, `POST /v1/platform/settings/custom-domain/verify` checks the TXT record, and from then on the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country's lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.
+         * @description Change the white-label settings; members left out stay as they are, null clears one. `branding` and `customDomain` are white-label features (403 WHITE_LABEL_ONLY on another plan); `defaults` are open to every organization-wide credential. `branding`: `displayName`, `logoUrl` (https), `primaryColor` (#rrggbb), `supportEmail`. `customDomain`: the host your service is served on; the answer lists the DNS records to create (a CNAME to this platform and a TXT challenge) and the domain is `pending_verification`; once the records exist, `POST /v1/platform/settings/custom-domain/verify` checks the TXT record, and from then on the gateway serves requests arriving on that host for this organization only (credentials of other organizations are refused there) and `GET /v1/branding` on it answers your branding. TLS for the domain is terminated in front of the gateway (`tls.status: external`). `defaults` apply to every tenant of the organization: `preferredFormat` (a send that omits `format` takes it) and `autoCompliance` (country → false stops the automatic reporting of that country's lifecycle statuses to its tax platform). Needs an organization-wide credential. 400 INVALID_REQUEST naming the field; 409 DOMAIN_IN_USE when another organization serves that domain.
+         */
+        patch: operations["tenancy.updatePlatformSettings"];
+        trace?: never;
+    };
+    "/v1/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The branding of the white-label service this request's host is the custom domain of (public: a sign-in page shows it before any credential). 404 RESOURCE_NOT_FOUND on a host that is no organization's custom domain
+         * @description The branding of the white-label service this request's host is the custom domain of (public: a sign-in page shows it before any credential). 404 RESOURCE_NOT_FOUND on a host that is no organization's custom domain
+         */
+        get: operations["tenancy.hostBranding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/companies/import/batch": {
         parameters: {
             query?: never;
@@ -250,6 +294,50 @@ export interface paths {
          * @description Import a French company by its SIRET (portability from another platform). In priority order: with `backendCompanyId` that company is linked and its data kept (`imported`); else with `organizationId` (the caller's) a company is provisioned there (`provisioned`); else it is registered `pending_verification` (`pending`, event `company.import.pending`). The first two register it at once (event `company.imported`). The Peppol id is 0009 plus the SIREN. The same SIRET again re-syncs the same company. 400 INVALID_REQUEST for a SIRET whose check digit is wrong; 403 ORGANIZATION_FORBIDDEN; 404 COMPANY_NOT_FOUND for an unknown backend company
          */
         post: operations["tenancy.importCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The managed companies (tenants) of the platform, newest first, with whether each is suspended and how many live tenant keys it has; `status` filters `active` or `suspended`. Needs an organization-wide credential
+         * @description The managed companies (tenants) of the platform, newest first, with whether each is suspended and how many live tenant keys it has; `status` filters `active` or `suspended`. Needs an organization-wide credential
+         */
+        get: operations["tenancy.listManagedCompanies"];
+        put?: never;
+        /**
+         * Onboard a managed company in one call: registers the company from its VAT number (as POST /v1/companies), opens its tenant webhook (`webhook`: `url`, `events`, which also accept `compliance.reported.failed`: only failed reports), mints its tenant key (a key bound to the company; `apiKey`: `name`, `scopes`, never beyond the caller's; default `*`) and registers it on the network. Atomic: when a step fails nothing of the others is left. Publication to the SMP is asynchronous: `company.smp_registered` follows (the tenant webhook gets it). The key and webhook secret are returned once; with `Idempotency-Key` a retry answers the same company (secrets masked). Without it, or once the key has expired, an existing VAT number is 409 COMPANY_EXISTS with `existingId`. Needs an organization-wide credential.
+         * @description Onboard a managed company in one call: registers the company from its VAT number (as POST /v1/companies), opens its tenant webhook (`webhook`: `url`, `events`, which also accept `compliance.reported.failed`: only failed reports), mints its tenant key (a key bound to the company; `apiKey`: `name`, `scopes`, never beyond the caller's; default `*`) and registers it on the network. Atomic: when a step fails nothing of the others is left. Publication to the SMP is asynchronous: `company.smp_registered` follows (the tenant webhook gets it). The key and webhook secret are returned once; with `Idempotency-Key` a retry answers the same company (secrets masked). Without it, or once the key has expired, an existing VAT number is 409 COMPANY_EXISTS with `existingId`. Needs an organization-wide credential.
+         */
+        post: operations["platform.onboardCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live tenant keys (keys bound to one managed company), newest first, prefix only; `companyId` narrows to one tenant. Needs an organization-wide credential
+         * @description The live tenant keys (keys bound to one managed company), newest first, prefix only; `companyId` narrows to one tenant. Needs an organization-wide credential
+         */
+        get: operations["tenancy.listTenantKeys"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -316,6 +404,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platform/companies/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a tenant's suspension: its keys work again. 404 COMPANY_NOT_FOUND
+         * @description Lift a tenant's suspension: its keys work again. 404 COMPANY_NOT_FOUND
+         */
+        post: operations["tenancy.resumeTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys/{id}": {
         parameters: {
             query?: never;
@@ -331,6 +439,46 @@ export interface paths {
          * @description Revoke a key; later calls with it get 401 REVOKED_KEY
          */
         delete: operations["tenancy.revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a tenant key (a key bound to one managed company); later calls with it get 401 REVOKED_KEY. The platform's own organization-wide keys are revoked with DELETE /v1/api-keys/{id}: here they are 404 RESOURCE_NOT_FOUND
+         * @description Revoke a tenant key (a key bound to one managed company); later calls with it get 401 REVOKED_KEY. The platform's own organization-wide keys are revoked with DELETE /v1/api-keys/{id}: here they are 404 RESOURCE_NOT_FOUND
+         */
+        delete: operations["tenancy.revokeTenantKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform/companies/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a tenant: its tenant keys, and platform keys naming it in X-Service-Company, get 403 COMPANY_SUSPENDED until it is resumed. Nothing is deleted; documents sent to it are still received. Suspending again is harmless. 404 COMPANY_NOT_FOUND
+         * @description Suspend a tenant: its tenant keys, and platform keys naming it in X-Service-Company, get 403 COMPANY_SUSPENDED until it is resumed. Nothing is deleted; documents sent to it are still received. Suspending again is harmless. 404 COMPANY_NOT_FOUND
+         */
+        post: operations["tenancy.suspendTenant"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -356,6 +504,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platform/settings/custom-domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the custom domain's TXT challenge (`_svc-challenge.<domain>`, the value the settings list) in the DNS; when it is there the domain is `verified` and the gateway serves it for this organization. Verifying again is harmless. 409 INVALID_TRANSITION when no custom domain is set; 422 DOMAIN_NOT_VERIFIED while the record is missing or different; 409 DOMAIN_IN_USE when another organization verified it first
+         * @description Check the custom domain's TXT challenge (`_svc-challenge.<domain>`, the value the settings list) in the DNS; when it is there the domain is `verified` and the gateway serves it for this organization. Verifying again is harmless. 409 INVALID_TRANSITION when no custom domain is set; 422 DOMAIN_NOT_VERIFIED while the record is missing or different; 409 DOMAIN_IN_USE when another organization verified it first
+         */
+        post: operations["tenancy.verifyCustomDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/bootstrap": {
         parameters: {
             query?: never;
@@ -370,6 +538,26 @@ export interface paths {
          * @description Create a sandbox organization with a seeded Belgian company and a test key, no sign-up (rate-limited per IP)
          */
         post: operations["sandbox.bootstrap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wipe the organization's sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company's rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched
+         * @description Wipe the organization's sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company's rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched
+         */
+        post: operations["sandbox.reset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1620,6 +1808,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platform/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Documents sent and received and compliance reports filed in a month (UTC), for the organization and per managed company (`groupBy=company`, the only grouping). `period=month` is the current month; `month=YYYY-MM` picks another. `sent`: outgoing documents created in the month; `received`: incoming documents booked (repeated copies left out); `complianceReports`: lifecycle statuses and clearances reported to a tax platform (`compliance.reported`, either outcome). Companies with nothing in the month are left out of `byCompany`. Needs an organization-wide credential
+         * @description Documents sent and received and compliance reports filed in a month (UTC), for the organization and per managed company (`groupBy=company`, the only grouping). `period=month` is the current month; `month=YYYY-MM` picks another. `sent`: outgoing documents created in the month; `received`: incoming documents booked (repeated copies left out); `complianceReports`: lifecycle statuses and clearances reported to a tax platform (`compliance.reported`, either outcome). Companies with nothing in the month are left out of `byCompany`. Needs an organization-wide credential
+         */
+        get: operations["platform.usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage statistics of a month (UTC): documents sent and received (by type, API status and delivery status), validation failures (sends refused with UBL_VALIDATION_FAILED, documents received invalid), webhook deliveries (succeeded, failed, pending, success rate over finished ones; test events left out) and compliance reports (reported, failed). `period=month` is the current month; `month=YYYY-MM` picks another. An organization-wide credential sees the organization; one bound to a company (a personal or tenant key, or a platform key with X-Service-Company) sees that company, except for refused sends, which are counted per organization
+         * @description Usage statistics of a month (UTC): documents sent and received (by type, API status and delivery status), validation failures (sends refused with UBL_VALIDATION_FAILED, documents received invalid), webhook deliveries (succeeded, failed, pending, success rate over finished ones; test events left out) and compliance reports (reported, failed). `period=month` is the current month; `month=YYYY-MM` picks another. An organization-wide credential sees the organization; one bound to a company (a personal or tenant key, or a platform key with X-Service-Company) sees that company, except for refused sends, which are counted per organization
+         */
+        get: operations["stats.stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "document.received": {
@@ -1814,7 +2042,7 @@ export interface components {
             error: {
                 type: string;
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
+                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "WHITE_LABEL_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
                 message: string;
                 details: {
                     field?: string;
@@ -2389,7 +2617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2505,7 +2733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2627,7 +2855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2788,7 +3016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2935,7 +3163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3100,7 +3328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +3437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3219,6 +3447,445 @@ export interface operations {
                 };
             };
             /** @description COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.getPlatformSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "pro" | "platform" | "white_label";
+                        branding: {
+                            displayName: string | null;
+                            /** Format: uri */
+                            logoUrl: string | null;
+                            /** @example #0a66c2 */
+                            primaryColor: string | null;
+                            /** Format: email */
+                            supportEmail: string | null;
+                        };
+                        customDomain: {
+                            /** @example einvoicing.example.com */
+                            domain: string;
+                            /**
+                             * @description `verified`: the TXT challenge was found; the gateway serves the host for this organization
+                             * @enum {string}
+                             */
+                            status: "pending_verification" | "verified";
+                            /** Format: date-time */
+                            verifiedAt: string | null;
+                            dnsRecords: {
+                                /** @enum {string} */
+                                type: "CNAME" | "TXT";
+                                name: string;
+                                value: string;
+                                purpose: string;
+                            }[];
+                            tls: {
+                                /** @enum {string} */
+                                status: "external";
+                                detail: string;
+                            };
+                            /** Format: date-time */
+                            requestedAt: string;
+                        } | null;
+                        defaults: {
+                            /** @enum {string|null} */
+                            preferredFormat: "json" | "ubl-xml" | "cii-xml" | null;
+                            /**
+                             * @description Country (ISO 3166 alpha-2) → whether its statuses are reported automatically (absent: true)
+                             * @example {
+                             *       "FR": false
+                             *     }
+                             */
+                            autoCompliance: {
+                                [key: string]: boolean;
+                            };
+                        };
+                        quotas: {
+                            requestsPerMinute: number;
+                            /** @description null: unlimited (white-label plan, sandbox) */
+                            documentsPerMonth: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.updatePlatformSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    branding?: {
+                        displayName?: string | null;
+                        /** Format: uri */
+                        logoUrl?: string | null;
+                        primaryColor?: string | null;
+                        /** Format: email */
+                        supportEmail?: string | null;
+                    };
+                    customDomain?: string | null;
+                    defaults?: {
+                        /** @enum {unknown} */
+                        preferredFormat?: "json" | "ubl-xml" | "cii-xml" | null;
+                        autoCompliance?: {
+                            [key: string]: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "pro" | "platform" | "white_label";
+                        branding: {
+                            displayName: string | null;
+                            /** Format: uri */
+                            logoUrl: string | null;
+                            /** @example #0a66c2 */
+                            primaryColor: string | null;
+                            /** Format: email */
+                            supportEmail: string | null;
+                        };
+                        customDomain: {
+                            /** @example einvoicing.example.com */
+                            domain: string;
+                            /**
+                             * @description `verified`: the TXT challenge was found; the gateway serves the host for this organization
+                             * @enum {string}
+                             */
+                            status: "pending_verification" | "verified";
+                            /** Format: date-time */
+                            verifiedAt: string | null;
+                            dnsRecords: {
+                                /** @enum {string} */
+                                type: "CNAME" | "TXT";
+                                name: string;
+                                value: string;
+                                purpose: string;
+                            }[];
+                            tls: {
+                                /** @enum {string} */
+                                status: "external";
+                                detail: string;
+                            };
+                            /** Format: date-time */
+                            requestedAt: string;
+                        } | null;
+                        defaults: {
+                            /** @enum {string|null} */
+                            preferredFormat: "json" | "ubl-xml" | "cii-xml" | null;
+                            /**
+                             * @description Country (ISO 3166 alpha-2) → whether its statuses are reported automatically (absent: true)
+                             * @example {
+                             *       "FR": false
+                             *     }
+                             */
+                            autoCompliance: {
+                                [key: string]: boolean;
+                            };
+                        };
+                        quotas: {
+                            requestsPerMinute: number;
+                            /** @description null: unlimited (white-label plan, sandbox) */
+                            documentsPerMonth: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WHITE_LABEL_ONLY: branding or customDomain from an organization not on the white-label plan */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOMAIN_IN_USE: another organization already serves this domain */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.hostBranding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        domain: string;
+                        branding: {
+                            displayName: string | null;
+                            /** Format: uri */
+                            logoUrl: string | null;
+                            /** @example #0a66c2 */
+                            primaryColor: string | null;
+                            /** Format: email */
+                            supportEmail: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: this host is not a custom domain */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +4007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3583,6 +4250,501 @@ export interface operations {
             };
         };
     };
+    "tenancy.listManagedCompanies": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "active" | "suspended";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            organizationId: string;
+                            name: string;
+                            slug: string;
+                            legalName?: string | null;
+                            country: string;
+                            vatNumber?: string | null;
+                            taxNumber?: string | null;
+                            registrationNumber?: string | null;
+                            legalAddressId?: string | null;
+                            address?: {
+                                street?: string;
+                                streetLine2?: string;
+                                city?: string;
+                                postalCode?: string;
+                                country?: string;
+                            } | null;
+                            isPublic?: boolean;
+                            dataProviderType?: string | null;
+                            /** Format: date-time */
+                            dataProviderSyncDate?: string | null;
+                            /** @description <scheme>:<identifier> */
+                            peppolId?: string | null;
+                            /** @enum {string} */
+                            status: "active" | "pending_verification";
+                            smpRegistered: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description Free key/values given at creation */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            suspended: boolean;
+                            /** Format: date-time */
+                            suspendedAt: string | null;
+                            tenantKeys: number;
+                        }[];
+                        hasMore: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "platform.onboardCompany": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    vatNumber: string;
+                    name?: string;
+                    address?: {
+                        street?: string;
+                        streetLine2?: string;
+                        city?: string;
+                        postalCode?: string;
+                        country?: string;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    webhook?: {
+                        /** Format: uri */
+                        url: string;
+                        events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                        description?: string;
+                    };
+                    apiKey?: {
+                        name?: string;
+                        scopes?: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        company: {
+                            id: string;
+                            organizationId: string;
+                            name: string;
+                            slug: string;
+                            legalName?: string | null;
+                            country: string;
+                            vatNumber?: string | null;
+                            taxNumber?: string | null;
+                            registrationNumber?: string | null;
+                            legalAddressId?: string | null;
+                            address?: {
+                                street?: string;
+                                streetLine2?: string;
+                                city?: string;
+                                postalCode?: string;
+                                country?: string;
+                            } | null;
+                            isPublic?: boolean;
+                            dataProviderType?: string | null;
+                            /** Format: date-time */
+                            dataProviderSyncDate?: string | null;
+                            /** @description <scheme>:<identifier> */
+                            peppolId?: string | null;
+                            /** @enum {string} */
+                            status: "active" | "pending_verification";
+                            smpRegistered: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description Free key/values given at creation */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        apiKey: {
+                            /** @example key_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                            id: string;
+                            /** @description The full key. Returned once, at creation. */
+                            key?: string;
+                            /** @example svc_test_Ab12Cd */
+                            keyPrefix: string;
+                            name: string;
+                            scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                            /** @enum {string} */
+                            keyType: "personal" | "platform" | "white_label";
+                            livemode: boolean;
+                            companyId?: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt?: string | null;
+                        };
+                        webhook: {
+                            /** @example wh_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                            id: string;
+                            /** Format: uri */
+                            url: string;
+                            events: ("document.received" | "document.duplicate_received" | "document.sent" | "document.delivered" | "document.failed" | "document.updated" | "lifecycle.updated" | "company.smp_registered" | "compliance.reported" | "compliance.reported.failed" | "*")[];
+                            description?: string | null;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "disabled";
+                            /** @description Consecutive failed attempts */
+                            failureCount: number;
+                            /** @description null: a platform-level webhook (every company of the organization) */
+                            companyId?: string | null;
+                            livemode: boolean;
+                            /**
+                             * @description Signing secret; returned only by create and rotate-secret
+                             * @example whsec_…
+                             */
+                            secret?: string;
+                            /** Format: date-time */
+                            previousSecretExpiresAt?: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt?: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description INVALID_VAT_FORMAT; INVALID_REQUEST (a field, or a webhook URL this mode may not call) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COMPANY_EXISTS: the organization already has a company with this VAT number (`existingId`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VAT_NOT_FOUND, VAT_INACTIVE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.listTenantKeys": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @example key_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                            id: string;
+                            /** @description The full key. Returned once, at creation. */
+                            key?: string;
+                            /** @example svc_test_Ab12Cd */
+                            keyPrefix: string;
+                            name: string;
+                            scopes: ("send" | "receive" | "documents.read" | "documents.search" | "documents.write" | "companies.read" | "companies.write" | "directory" | "partners" | "payments" | "lifecycle" | "compliance" | "stats" | "platform" | "*")[];
+                            /** @enum {string} */
+                            keyType: "personal" | "platform" | "white_label";
+                            livemode: boolean;
+                            companyId?: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt?: string | null;
+                        }[];
+                        hasMore: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "tenancy.me": {
         parameters: {
             query?: never;
@@ -3637,7 +4799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3741,7 +4903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3888,7 +5050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3980,6 +5142,178 @@ export interface operations {
             };
         };
     };
+    "tenancy.resumeTenant": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        organizationId: string;
+                        name: string;
+                        slug: string;
+                        legalName?: string | null;
+                        country: string;
+                        vatNumber?: string | null;
+                        taxNumber?: string | null;
+                        registrationNumber?: string | null;
+                        legalAddressId?: string | null;
+                        address?: {
+                            street?: string;
+                            streetLine2?: string;
+                            city?: string;
+                            postalCode?: string;
+                            country?: string;
+                        } | null;
+                        isPublic?: boolean;
+                        dataProviderType?: string | null;
+                        /** Format: date-time */
+                        dataProviderSyncDate?: string | null;
+                        /** @description <scheme>:<identifier> */
+                        peppolId?: string | null;
+                        /** @enum {string} */
+                        status: "active" | "pending_verification";
+                        smpRegistered: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description Free key/values given at creation */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        suspended: boolean;
+                        /** Format: date-time */
+                        suspendedAt: string | null;
+                        tenantKeys: number;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "tenancy.revokeApiKey": {
         parameters: {
             query?: never;
@@ -4024,7 +5358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4035,6 +5369,287 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.revokeTenantKey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        revoked: true;
+                        /** Format: date-time */
+                        revokedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no tenant key with this id in the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.suspendTenant": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        organizationId: string;
+                        name: string;
+                        slug: string;
+                        legalName?: string | null;
+                        country: string;
+                        vatNumber?: string | null;
+                        taxNumber?: string | null;
+                        registrationNumber?: string | null;
+                        legalAddressId?: string | null;
+                        address?: {
+                            street?: string;
+                            streetLine2?: string;
+                            city?: string;
+                            postalCode?: string;
+                            country?: string;
+                        } | null;
+                        isPublic?: boolean;
+                        dataProviderType?: string | null;
+                        /** Format: date-time */
+                        dataProviderSyncDate?: string | null;
+                        /** @description <scheme>:<identifier> */
+                        peppolId?: string | null;
+                        /** @enum {string} */
+                        status: "active" | "pending_verification";
+                        smpRegistered: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description Free key/values given at creation */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        suspended: boolean;
+                        /** Format: date-time */
+                        suspendedAt: string | null;
+                        tenantKeys: number;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COMPANY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4155,7 +5770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4228,6 +5843,193 @@ export interface operations {
                 };
             };
             /** @description UPSTREAM_UNAVAILABLE: no connector of this mode runs the test, or it failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenancy.verifyCustomDomain": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "pro" | "platform" | "white_label";
+                        branding: {
+                            displayName: string | null;
+                            /** Format: uri */
+                            logoUrl: string | null;
+                            /** @example #0a66c2 */
+                            primaryColor: string | null;
+                            /** Format: email */
+                            supportEmail: string | null;
+                        };
+                        customDomain: {
+                            /** @example einvoicing.example.com */
+                            domain: string;
+                            /**
+                             * @description `verified`: the TXT challenge was found; the gateway serves the host for this organization
+                             * @enum {string}
+                             */
+                            status: "pending_verification" | "verified";
+                            /** Format: date-time */
+                            verifiedAt: string | null;
+                            dnsRecords: {
+                                /** @enum {string} */
+                                type: "CNAME" | "TXT";
+                                name: string;
+                                value: string;
+                                purpose: string;
+                            }[];
+                            tls: {
+                                /** @enum {string} */
+                                status: "external";
+                                detail: string;
+                            };
+                            /** Format: date-time */
+                            requestedAt: string;
+                        } | null;
+                        defaults: {
+                            /** @enum {string|null} */
+                            preferredFormat: "json" | "ubl-xml" | "cii-xml" | null;
+                            /**
+                             * @description Country (ISO 3166 alpha-2) → whether its statuses are reported automatically (absent: true)
+                             * @example {
+                             *       "FR": false
+                             *     }
+                             */
+                            autoCompliance: {
+                                [key: string]: boolean;
+                            };
+                        };
+                        quotas: {
+                            requestsPerMinute: number;
+                            /** @description null: unlimited (white-label plan, sandbox) */
+                            documentsPerMonth: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WHITE_LABEL_ONLY */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TRANSITION (no custom domain set) or DOMAIN_IN_USE (another organization serves it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOMAIN_NOT_VERIFIED: the TXT record is not published (yet) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4334,6 +6136,159 @@ export interface operations {
             };
             /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "sandbox.reset": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The literal `yes`: a reset cannot be undone
+                     * @constant
+                     */
+                    confirm: "yes";
+                    /**
+                     * @default all
+                     * @enum {unknown}
+                     */
+                    scope?: "all" | "documents" | "events" | "idempotency";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        /** @description A credential bound to one company (a personal or tenant key) resets that company only; null: the whole organization */
+                        companyId: string | null;
+                        /** @enum {string} */
+                        scope: "all" | "documents" | "events" | "idempotency";
+                        deleted: {
+                            documents?: number;
+                            events?: number;
+                            webhookDeliveries?: number;
+                            /** @description Pending deliveries, follow-ups and webhook retries dropped */
+                            scheduledJobs?: number;
+                            idempotencyKeys?: number;
+                        };
+                        /** Format: date-time */
+                        resetAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5287,7 +7242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5418,7 +7373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5634,7 +7589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5865,7 +7820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5997,7 +7952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6100,7 +8055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6221,10 +8176,10 @@ export interface operations {
                                 /** @description The connector that carried it */
                                 via: string;
                                 /**
-                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent. `disabled`: the organization turned automatic reporting off for the country (platform settings `defaults.autoCompliance`); nothing was filed
                                  * @enum {string}
                                  */
-                                status: "sent" | "reported" | "unsupported" | "failed";
+                                status: "sent" | "reported" | "unsupported" | "disabled" | "failed";
                                 /** Format: date-time */
                                 at: string;
                                 attempts: number;
@@ -6238,10 +8193,10 @@ export interface operations {
                                 /** @description The connector that carried it */
                                 via: string;
                                 /**
-                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent. `disabled`: the organization turned automatic reporting off for the country (platform settings `defaults.autoCompliance`); nothing was filed
                                  * @enum {string}
                                  */
-                                status: "sent" | "reported" | "unsupported" | "failed";
+                                status: "sent" | "reported" | "unsupported" | "disabled" | "failed";
                                 /** Format: date-time */
                                 at: string;
                                 attempts: number;
@@ -6277,7 +8232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6416,10 +8371,10 @@ export interface operations {
                                 /** @description The connector that carried it */
                                 via: string;
                                 /**
-                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent. `disabled`: the organization turned automatic reporting off for the country (platform settings `defaults.autoCompliance`); nothing was filed
                                  * @enum {string}
                                  */
-                                status: "sent" | "reported" | "unsupported" | "failed";
+                                status: "sent" | "reported" | "unsupported" | "disabled" | "failed";
                                 /** Format: date-time */
                                 at: string;
                                 attempts: number;
@@ -6433,10 +8388,10 @@ export interface operations {
                                 /** @description The connector that carried it */
                                 via: string;
                                 /**
-                                 * @description `unsupported`: the other side takes no such message; nothing was sent
+                                 * @description `unsupported`: the other side takes no such message; nothing was sent. `disabled`: the organization turned automatic reporting off for the country (platform settings `defaults.autoCompliance`); nothing was filed
                                  * @enum {string}
                                  */
-                                status: "sent" | "reported" | "unsupported" | "failed";
+                                status: "sent" | "reported" | "unsupported" | "disabled" | "failed";
                                 /** Format: date-time */
                                 at: string;
                                 attempts: number;
@@ -6472,7 +8427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6604,7 +8559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6708,7 +8663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6927,7 +8882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7021,7 +8976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7124,7 +9079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7343,7 +9298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7443,8 +9398,11 @@ export interface operations {
                     type: "invoice" | "credit-note" | "debit-note" | "purchase-order" | "purchase-request" | "sales-order" | "quote" | "goods-receipt" | "event";
                     documentSubtype?: string | number;
                     selfBilled?: boolean;
-                    /** @enum {unknown} */
-                    format: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
+                    /**
+                     * @description Required unless the organization's platform settings set `defaults.preferredFormat`, which an absent format takes
+                     * @enum {unknown}
+                     */
+                    format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                     from?: string;
                     to?: string;
                     /** @description The structured document (format `json`). Invoices, credit notes and debit notes follow EN 16931 (the business term of each field is named); other types (orders, quotes, …) carry at least `number`, and are stored and delivered as given */
@@ -8087,7 +10045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8197,8 +10155,11 @@ export interface operations {
                         type: "invoice" | "credit-note" | "debit-note" | "purchase-order" | "purchase-request" | "sales-order" | "quote" | "goods-receipt" | "event";
                         documentSubtype?: string | number;
                         selfBilled?: boolean;
-                        /** @enum {unknown} */
-                        format: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
+                        /**
+                         * @description Required unless the organization's platform settings set `defaults.preferredFormat`, which an absent format takes
+                         * @enum {unknown}
+                         */
+                        format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
                         from?: string;
                         to?: string;
                         /** @description The structured document (format `json`). Invoices, credit notes and debit notes follow EN 16931 (the business term of each field is named); other types (orders, quotes, …) carry at least `number`, and are stored and delivered as given */
@@ -8857,7 +10818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8978,7 +10939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9113,7 +11074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9239,7 +11200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9355,7 +11316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9468,7 +11429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9566,7 +11527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9699,7 +11660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9838,7 +11799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9955,7 +11916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10104,7 +12065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10230,7 +12191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10374,7 +12335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10500,7 +12461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10820,7 +12781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10943,7 +12904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11290,7 +13251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11449,7 +13410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11707,7 +13668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11829,7 +13790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12142,7 +14103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12287,7 +14248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12411,7 +14372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12540,7 +14501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12686,7 +14647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12793,7 +14754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12932,7 +14893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13089,7 +15050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13228,7 +15189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13392,7 +15353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13552,7 +15513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13695,7 +15656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13837,7 +15798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13980,7 +15941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14102,7 +16063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14255,7 +16216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14388,7 +16349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14533,7 +16494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14640,7 +16601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14779,7 +16740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15008,7 +16969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15282,7 +17243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15394,7 +17355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15660,7 +17621,281 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, ORGANIZATION_FORBIDDEN */
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "platform.usage": {
+        parameters: {
+            query?: {
+                period?: "month";
+                month?: string;
+                groupBy?: "company";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        period: {
+                            /** @example 2026-11 */
+                            month: string;
+                            /** Format: date-time */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description Exclusive
+                             */
+                            end: string;
+                        };
+                        total: {
+                            documentsSent: number;
+                            documentsReceived: number;
+                            complianceReports: number;
+                        };
+                        byCompany: {
+                            companyId: string;
+                            /** @description The company's `metadata.tenantId`, when given at onboarding */
+                            tenantId: string | null;
+                            name: string | null;
+                            sent: number;
+                            received: number;
+                            complianceReports: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "stats.stats": {
+        parameters: {
+            query?: {
+                period?: "month";
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        period: {
+                            /** @example 2026-11 */
+                            month: string;
+                            /** Format: date-time */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description Exclusive
+                             */
+                            end: string;
+                        };
+                        organizationId: string;
+                        companyId: string | null;
+                        documents: {
+                            sent: number;
+                            received: number;
+                            /**
+                             * @example {
+                             *       "invoice": {
+                             *         "sent": 3,
+                             *         "received": 1
+                             *       }
+                             *     }
+                             */
+                            byType: {
+                                [key: string]: {
+                                    sent: number;
+                                    received: number;
+                                };
+                            };
+                            /** @description API lifecycle status → documents */
+                            byStatus: {
+                                [key: string]: number;
+                            };
+                            /** @description Outgoing documents by delivery status (pending, delivered, failed, stored) */
+                            byDeliveryStatus: {
+                                [key: string]: number;
+                            };
+                        };
+                        validationFailures: {
+                            refused: number;
+                            receivedInvalid: number;
+                            total: number;
+                        };
+                        webhooks: {
+                            succeeded: number;
+                            failed: number;
+                            pending: number;
+                            /** @description succeeded / (succeeded + failed); null when none finished */
+                            successRate: number | null;
+                        };
+                        complianceReports: {
+                            reported: number;
+                            failed: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -50,6 +50,12 @@ describe('redactSecrets', () => {
     expect(out.headers[REDACTED_HEADER]).toBe('key');
   });
 
+  it('masks secrets inside nested objects named by a dotted path, and skips a path that is absent or null', () => {
+    const out = redactSecrets(stored(201, { company: { id: 'comp_1' }, apiKey: { id: 'key_1', key: 'svc_test_secret' }, webhook: null }), ['apiKey.key', 'webhook.secret']);
+    expect(bodyOf(out)).toEqual({ company: { id: 'comp_1' }, apiKey: { id: 'key_1', key: REDACTED_SECRET }, webhook: null });
+    expect(out.headers[REDACTED_HEADER]).toBe('apiKey.key');
+  });
+
   it('leaves errors, operations without secrets and bodies without the field as they are', () => {
     const error = stored(400, { error: { code: 'X' } });
     expect(redactSecrets(error, ['key'])).toBe(error);

@@ -1,0 +1,48 @@
+/**
+ * The documents' side of sandbox reset and of usage statistics. Counts read one grouped query over
+ * documents_usage_index (organization, mode, created_at): a month of one organization, never the table.
+ */
+import type { Context } from 'moleculer';
+import { emOf } from '../../mixins/orm.mixin.ts';
+import { DELIVER_JOB } from './delivery.ts';
+import { FOLLOW_UP_JOB } from './follow-ups.ts';
+import type { DocumentUsage } from './documents.contract.ts';
+
+export async function resetSandboxDocuments(ctx: Context<{ organizationId: string; companyId?: string }>): Promise<{ documents: number; scheduledJobs: number }> {
+  return emOf(ctx).transactional(async (tx) => {
+    const { organizationId, companyId } = ctx.params;
+    const where = `organization_id = ? and not livemode${companyId ? ' and company_id = ?' : ''}`;
+    const args = companyId ? [organizationId, companyId] : [organizationId];
+    const sandboxDocuments = `select id from documents where ${where}`;
+    // A follow-up's ref is `<document id>:<step>:<target>`; a delivery's is the document id.
+    const jobs = await tx.execute<{ affectedRows?: number }>(
+      `delete from scheduled_jobs where (kind = ? and ref in (${sandboxDocuments})) or (kind = ? and split_part(ref, ':', 1) in (${sandboxDocuments}))`,
+      [DELIVER_JOB, ...args, FOLLOW_UP_JOB, ...args], 'run');
+    const docs = await tx.execute<{ affectedRows?: number }>(`delete from documents where ${where}`, args, 'run');
+    return { documents: docs.affectedRows ?? 0, scheduledJobs: jobs.affectedRows ?? 0 };
+  });
+}
+
+interface UsageRow { company_id: string; direction: 'outgoing' | 'incoming'; type: string; status: string; delivery_status: string; invalid: boolean; n: string }
+
+export async function documentUsage(ctx: Context<{ organizationId: string; livemode: boolean; companyId?: string; from: string; to: string }>): Promise<DocumentUsage> {
+  const { organizationId, livemode, companyId, from, to } = ctx.params;
+  const rows = await emOf(ctx).execute<UsageRow[]>(
+    `select company_id, direction, type, status, delivery_status, coalesce((validation->>'valid')::boolean = false, false) as invalid, count(*) as n
+     from documents
+     where organization_id = ? and livemode = ? and created_at >= ? and created_at < ? and duplicate_of is null${companyId ? ' and company_id = ?' : ''}
+     group by 1, 2, 3, 4, 5, 6`,
+    [organizationId, livemode, new Date(from), new Date(to), ...(companyId ? [companyId] : [])], 'all');
+  const usage: DocumentUsage = { sent: 0, received: 0, byType: {}, byStatus: {}, byDeliveryStatus: {}, receivedInvalid: 0, byCompany: {} };
+  for (const r of rows) {
+    const n = Number(r.n);
+    const side = r.direction === 'outgoing' ? 'sent' : 'received';
+    usage[side] += n;
+    (usage.byType[r.type] ??= { sent: 0, received: 0 })[side] += n;
+    (usage.byCompany[r.company_id] ??= { sent: 0, received: 0 })[side] += n;
+    usage.byStatus[r.status] = (usage.byStatus[r.status] ?? 0) + n;
+    if (r.direction === 'outgoing') usage.byDeliveryStatus[r.delivery_status] = (usage.byDeliveryStatus[r.delivery_status] ?? 0) + n;
+    if (r.direction === 'incoming' && r.invalid) usage.receivedInvalid += n;
+  }
+  return usage;
+}
