@@ -62,7 +62,8 @@ describe('tools', () => {
     for (const def of MCP_TOOLS) expect(tools.find((x) => x.name === def.name)!.inputSchema).toEqual(inputSchemaOf(def.input));
     const send = tools.find((x) => x.name === 'send_document')!;
     expect(Object.keys(send.inputSchema.properties!)).toEqual(expect.arrayContaining(['type', 'format', 'to', 'document', 'xml']));
-    expect(send.inputSchema.required).toEqual(['type', 'format']);
+    // `format` may be left out: the organization's preferred format (platform settings) then applies.
+    expect(send.inputSchema.required).toEqual(['type']);
     expect(send.description).toContain('scope: send');
     // A named schema the contract refers to travels with it.
     const search = tools.find((x) => x.name === 'search_documents')!;
