@@ -39,7 +39,8 @@ export function describeExtendedCtcFrPack(syntax: Syntax, expected: [string, str
   describe(`extended-ctc-fr pack, ${syntax.toUpperCase()}`, () => {
     it('the base invoice is schema-valid and clean, and its profile selects extended-ctc-fr instead of en16931', () => {
       const r = validate(base);
-      expect({ valid: r.valid, packs: r.packs, findings: r.findings.map((f) => f.rule) }).toEqual({ valid: true, packs: ['extended-ctc-fr@1.4.0'], findings: [] });
+      expect({ valid: r.valid, profile: r.profile, packs: r.packs, findings: r.findings.map((f) => f.rule) })
+        .toEqual({ valid: true, profile: 'extended-ctc-fr', packs: ['extended-ctc-fr@1.4.0'], findings: [] });
       // with the French destination the BR-FR rules join, the EN 16931 core still does not
       expect(validate(base, { country: 'FR' }).packs).toEqual(['extended-ctc-fr@1.4.0', 'br-fr@1.4.0']);
     });
