@@ -15,6 +15,7 @@ import { validate, getRegistry, InvalidXmlInputError, type ValidationFinding } f
 import { loadVefaCases, CONFIGURATIONS } from './vefa-runner.ts';
 import { XMUTE_SOURCES } from './xmute-runner.ts';
 import { CORPUS_DIR } from '../support/corpus.ts';
+import { UBL_EXTENDED, CII_EXTENDED } from '../support/extended-ctc-fr-invoices.ts';
 import { compiledStats } from '../../services/validation/engine/compiled/pack.ts';
 
 export interface DiffCase { group: string; name: string; xml: string; packs?: string[] }
@@ -96,13 +97,17 @@ export function diffCases(groups = ['vefa', 'examples', 'xmute', 'mutants']): Di
       if (!existsSync(p)) continue;
       for (const m of mutants(readFileSync(p, 'utf8'))) cases.push({ group: 'mutants', name: `${f} ${m.what}`, xml: m.xml });
     }
+    // the French extended profile's sub-lines and per-reason VAT breakdowns, broken element by element (its own pack only)
+    for (const [name, xml] of [['extended-ctc-fr UBL', UBL_EXTENDED], ['extended-ctc-fr CII', CII_EXTENDED]] as const) {
+      for (const m of mutants(xml)) cases.push({ group: 'mutants', name: `${name} ${m.what}`, xml: m.xml, packs: ['extended-ctc-fr'] });
+    }
   }
   return cases;
 }
 
 const key = (f: ValidationFinding): string => `${f.source} ${f.rule} ${f.severity} ${f.location}`;
 /** Every pack of the document's syntax runs (national packs too), unless the case names its packs. */
-const ALL = ['en16931', 'peppol-bis', 'br-fr', 'br-be', 'br-fr-cdv', 'xrechnung'];
+const ALL = ['en16931', 'extended-ctc-fr', 'peppol-bis', 'br-fr', 'br-be', 'br-fr-cdv', 'xrechnung'];
 
 export interface DiffResult { name: string; group: string; saxon: string[]; compiled: string[]; same: boolean; skipped?: string }
 

@@ -24,7 +24,7 @@ export type DocumentSyntax = 'ubl-invoice' | 'ubl-creditnote' | 'cii' | 'cdar' |
 export interface ValidationResult {
   /** true when no finding has severity 'fatal' */
   valid: boolean;
-  /** detected profile, e.g. 'en16931', 'peppol-bis-billing-3.0', 'peppol-bis-selfbilling-3.0', 'xrechnung-3.0', 'factur-x-extended', 'unknown' */
+  /** detected profile, e.g. 'en16931', 'peppol-bis-billing-3.0', 'peppol-bis-selfbilling-3.0', 'xrechnung-3.0', 'extended-ctc-fr', 'factur-x-extended', 'unknown' */
   profile: string;
   syntax: DocumentSyntax;
   /** CustomizationID (UBL BT-24) or guideline id (CII), '' when absent */

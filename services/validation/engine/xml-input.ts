@@ -188,6 +188,8 @@ export function profileOf(syntax: DocumentSyntax, customizationId: string): stri
   if (c.includes('urn:fdc:peppol.eu:2017:poacc:billing:3.0')) return 'peppol-bis-billing-3.0';
   if (c.includes('urn:fdc:peppol.eu:2017:poacc:selfbilling:3.0')) return 'peppol-bis-selfbilling-3.0';
   if (c.includes('xeinkauf.de:kosit:xrechnung_3')) return c.includes('#conformant#urn:xeinkauf.de:kosit:extension') ? 'xrechnung-3.0-extension' : 'xrechnung-3.0';
+  // the French reform's extended profile (AFNOR XP Z12-012), UBL or CII: the extended-ctc-fr pack replaces en16931
+  if (c.includes('urn.cpro.gouv.fr:1p0:extended-ctc-fr')) return 'extended-ctc-fr';
   const fx = /urn:factur-x\.eu:1p0:(minimum|basicwl|basic|extended)|urn:cen\.eu:en16931:2017#conformant#urn:factur-x\.eu:1p0:(extended)/.exec(c);
   if (fx) return `factur-x-${fx[1] ?? fx[2]}`;
   if (c === 'urn:cen.eu:en16931:2017') return 'en16931';
