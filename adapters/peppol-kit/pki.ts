@@ -364,10 +364,10 @@ export class RevocationChecker {
     })];
     const res = await this.fetch(url, { body: Buffer.from(request.toSchema(true).toBER(false)), contentType: 'application/ocsp-request' });
     if (res.status !== 200) return 'unknown';
-    const response = pkijs.OCSPResponse.fromBER(res.body);
+    const response = pkijs.OCSPResponse.fromBER(new Uint8Array(res.body));
     if (response.responseStatus.valueBlock.valueDec !== 0 || !response.responseBytes) return 'unknown';
     if (response.responseBytes.responseType !== pkijs.id_PKIX_OCSP_Basic) return 'unknown';
-    const basic = pkijs.BasicOCSPResponse.fromBER(response.responseBytes.response.valueBlock.valueHexView);
+    const basic = pkijs.BasicOCSPResponse.fromBER(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView));
     // A response signed by the issuer itself often carries no certificate: offer the issuer.
     if (!basic.certs?.length) basic.certs = [issuerP];
     try {
@@ -393,7 +393,7 @@ export class RevocationChecker {
     if (!crl || crl.until <= now) {
       const res = await this.fetch(url);
       if (res.status !== 200) return 'unknown';
-      const parsed = pkijs.CertificateRevocationList.fromBER(derOfCrl(res.body));
+      const parsed = pkijs.CertificateRevocationList.fromBER(new Uint8Array(derOfCrl(res.body)));
       if (!(await parsed.verify({ issuerCertificate: issuerP }))) return 'unknown';
       const nextUpdate = parsed.nextUpdate?.value.getTime() ?? Infinity;
       crl = { value: parsed, until: Math.min(now + this.ttlMs, nextUpdate) };

@@ -30,7 +30,7 @@ const need = (k: string): string => {
 /** The SDK's HTTP port over fetch, for a command run outside the platform. */
 const http = {
   async request(url: string, o: HttpRequestOptions = {}): Promise<HttpResponse> {
-    const res = await fetch(url, { method: o.method ?? 'GET', headers: o.headers ?? {}, ...(o.body !== undefined ? { body: o.body } : {}), signal: AbortSignal.timeout(o.timeoutMs ?? 30_000) });
+    const res = await fetch(url, { method: o.method ?? 'GET', headers: o.headers ?? {}, ...(o.body !== undefined ? { body: typeof o.body === 'string' ? o.body : new Uint8Array(o.body) } : {}), signal: AbortSignal.timeout(o.timeoutMs ?? 30_000) });
     const body = Buffer.from(await res.arrayBuffer());
     return { status: res.status, headers: Object.fromEntries(res.headers), body, text: () => body.toString('utf8') };
   },

@@ -24,7 +24,7 @@ if (!isMainThread) {
   await Promise.all(Array.from({ length: concurrency }, async () => {
     for (let r = queue.shift(); r; r = queue.shift()) {
       // A key of its own per request: repeated bodies are processed again, not answered from the idempotency cache.
-      const res = await fetch(r.url, { method: r.method, headers: { ...r.headers, 'idempotency-key': crypto.randomUUID() }, body: r.body });
+      const res = await fetch(r.url, { method: r.method, headers: { ...r.headers, 'idempotency-key': crypto.randomUUID() }, body: r.body as Uint8Array<ArrayBuffer> });
       await res.arrayBuffer();
       statuses.push(res.status);
     }

@@ -52,7 +52,7 @@ export async function api<T = any>(baseUrl: string, method: string, path: string
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(options.body);
   }
-  const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}) });
   const text = await res.text();
   let parsed: unknown = text;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }

@@ -14,7 +14,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { X509Certificate, createHash, generateKeyPairSync, randomBytes, sign, type KeyObject, type webcrypto } from 'node:crypto';
+import { X509Certificate, createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import forge from 'node-forge';
 import * as asn1js from 'asn1js';
@@ -195,7 +195,8 @@ export interface RevocationServer {
   close(): Promise<void>;
 }
 
-async function signingKeyOf(entity: TestPkiEntity): Promise<webcrypto.CryptoKey> {
+/** The key as pkijs signs with it (its own CryptoKey type, whichever of the DOM's and Node's the program has). */
+async function signingKeyOf(entity: TestPkiEntity): Promise<Parameters<pkijs.CertificateRevocationList['sign']>[0]> {
   const der = entity.privateKey.export({ type: 'pkcs8', format: 'der' });
   return globalThis.crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
 }
@@ -210,7 +211,7 @@ function keyHash(ca: TestPkiEntity, hash: string): Buffer {
 const hexOfInteger = (i: asn1js.Integer) => normalSerial(Buffer.from(i.valueBlock.valueHexView).toString('hex'));
 
 async function ocspAnswer(pki: PeppolTestPki, body: Buffer, signer?: TestPkiEntity): Promise<Buffer> {
-  const request = pkijs.OCSPRequest.fromBER(body);
+  const request = pkijs.OCSPRequest.fromBER(new Uint8Array(body));
   const answer = new pkijs.OCSPResponse();
   const items = request.tbsRequest.requestList;
   const first = items[0]?.reqCert;
