@@ -22,6 +22,8 @@ import WebhooksService from './webhooks/webhooks.service.ts';
 import ClockService from './clock/clock.service.ts';
 import ReportingService from './reporting/reporting.service.ts';
 import ComplianceService from './compliance/compliance.service.ts';
+import PaymentsService from './payments/payments.service.ts';
+import CategorizationService from './categorization/categorization.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -60,6 +62,10 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   reporting: { schema: ReportingService, database: true },
   // Each country's e-invoicing mandate (shipped data file) and what the enabled connectors and rule packs support for it.
   compliance: { schema: ComplianceService, database: false },
+  // Payments against documents, companies' bank accounts and terms, the ISO 20022 pain.001 export.
+  payments: { schema: PaymentsService, database: true },
+  // Tag groups, tags on documents, companies and partners, and tag suggestions learned from the organization's history.
+  categorization: { schema: CategorizationService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -482,3 +482,12 @@ export const receiveInbound = defineAction<InboundDocument & { connectorId: stri
 export const peppolExchanges = defineAction<{ month: string; livemode: boolean }, ReportingExchange[]>(SERVICE, 'peppolExchanges', {
   params: { month: { type: 'string', pattern: /^[0-9]{4}-(0[1-9]|1[0-2])$/ }, livemode: 'boolean' },
 });
+
+/**
+ * Internal (categorization): another service changed what it keeps about a document of the caller
+ * (its tags); this records `document.updated` with that field diff through the documents outbox.
+ * DOCUMENT_NOT_FOUND when the caller cannot see the document.
+ */
+export const recordDocumentUpdate = defineAction<{ id: string; changes: Record<string, unknown> }, { documentId: string }>(SERVICE, 'recordDocumentUpdate', {
+  params: { id: { type: 'string', min: 1, max: 64 }, changes: { type: 'object' } },
+});

@@ -27,6 +27,7 @@ import { peppolExchanges } from './peppol-exchanges.ts';
 import { listDocuments, runSearch } from './reads.ts';
 import * as representations from './representations.ts';
 import { documentAction, lifecycleView, postLifecycle } from './lifecycle-actions.ts';
+import { recordDocumentUpdate } from './updates.ts';
 import type { DocsThis } from './service-state.ts';
 import * as contract from './documents.contract.ts';
 
@@ -81,6 +82,7 @@ const DocumentsService: ServiceSchema = {
     recordNetworkStatus: implement(contract.recordNetworkStatus, async function (this: DocsThis, ctx) { return recordNetworkStatus.call(this, ctx); }),
     receiveInbound: implement(contract.receiveInbound, async function (this: DocsThis, ctx) { return receiveInbound.call(this, ctx); }),
     peppolExchanges: implement(contract.peppolExchanges, peppolExchanges),
+    recordDocumentUpdate: implement(contract.recordDocumentUpdate, async function (this: DocsThis, ctx) { return recordDocumentUpdate.call(this, ctx); }),
   },
 };
 

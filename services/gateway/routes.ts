@@ -22,6 +22,8 @@ import * as partners from '../partners/partners.contract.ts';
 import * as smp from '../smp/smp.contract.ts';
 import * as reporting from '../reporting/reporting.contract.ts';
 import * as compliance from '../compliance/compliance.contract.ts';
+import * as payments from '../payments/payments.contract.ts';
+import * as categorization from '../categorization/categorization.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -29,6 +31,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, events, webhooks, clock, directory, partners, smp, reporting, compliance].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, events, webhooks, clock, directory, partners, smp, reporting, compliance, payments, categorization].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -20,6 +20,12 @@ export const ID_PREFIXES = {
   file: 'file',
   note: 'note',
   partner: 'ptn',
+  payment: 'pay',
+  paymentProfile: 'ppf',
+  paymentExport: 'pxp',
+  tagGroup: 'tgrp',
+  tag: 'tag',
+  tagging: 'tgd',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -18,5 +18,8 @@ import { IssuedToken } from '../../identity/issued-token.entity.ts';
 import { Document } from '../../documents/document.entity.ts';
 import { Partner } from '../../partners/partner.entity.ts';
 import { PeppolReportSubmission } from '../../reporting/report-submission.entity.ts';
+import { Payment } from '../../payments/payment.entity.ts';
+import { PaymentProfile } from '../../payments/payment-profile.entity.ts';
+import { TagGroup, Tag, Tagging } from '../../categorization/tag.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document, Partner, PeppolReportSubmission];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, Document, Partner, PeppolReportSubmission, Payment, PaymentProfile, TagGroup, Tag, Tagging];
