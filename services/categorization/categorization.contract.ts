@@ -39,7 +39,7 @@ const color = { type: 'string', optional: true, pattern: /^#[0-9a-fA-F]{6}$/, me
 
 export const createGroup = defineAction<{ name: string }, GroupView>(SERVICE, 'createGroup', {
   params: { ...STRICT_REMOVE, name },
-  http: { method: 'POST', path: '/v1/categorization/groups', access: 'documents.write', tag: 'Categorization', status: 201, summary: 'Create a tag group', response: groupSchema },
+  http: { method: 'POST', path: '/v1/categorization/groups', access: 'documents.write', tag: 'Categorization', status: 201, location: (g: GroupView) => `/v1/categorization/groups/${g.id}/tags`, summary: 'Create a tag group', response: groupSchema },
 });
 
 export const listGroups = defineAction<{ limit?: number; cursor?: string }, Page<GroupView>>(SERVICE, 'listGroups', {
@@ -59,7 +59,7 @@ export const deleteGroup = defineAction<{ groupId: string }, { id: string; delet
 
 export const createTag = defineAction<{ groupId: string; name: string; color?: string }, TagView>(SERVICE, 'createTag', {
   params: { ...STRICT_REMOVE, groupId: id, name, color },
-  http: { method: 'POST', path: '/v1/categorization/groups/:groupId/tags', access: 'documents.write', tag: 'Categorization', status: 201, summary: 'Create a tag in a group', response: tagSchema },
+  http: { method: 'POST', path: '/v1/categorization/groups/:groupId/tags', access: 'documents.write', tag: 'Categorization', status: 201, location: (t: TagView) => `/v1/categorization/groups/${t.groupId}/tags`, summary: 'Create a tag in a group', response: tagSchema },
 });
 
 export const listTags = defineAction<{ groupId: string; limit?: number; cursor?: string }, Page<TagView>>(SERVICE, 'listTags', {
@@ -85,7 +85,7 @@ export const objectTags = defineAction<{ objectId: string; limit?: number; curso
 export const attachTag = defineAction<{ objectId: string; tagId: string; objectType: TaggableType }, TaggingView>(SERVICE, 'attachTag', {
   params: { ...STRICT_REMOVE, objectId: id, tagId: id, objectType: { type: 'enum', values: [...TAGGABLE_TYPES] } },
   http: {
-    method: 'POST', path: '/v1/categorization/objects/:objectId/tags', access: 'documents.write', tag: 'Categorization', status: 201,
+    method: 'POST', path: '/v1/categorization/objects/:objectId/tags', access: 'documents.write', tag: 'Categorization', status: 201, location: (x: TaggingView) => `/v1/categorization/objects/${x.objectId}/tags`,
     summary: 'Tag an object (`objectType` document, company or partner; it must be one the caller sees). Tagging a document fires document.updated (`changes.tags`). Tagging it again with the same tag changes nothing and answers the existing tagging',
     response: taggingSchema,
   },
@@ -107,6 +107,7 @@ export const suggestTags = defineAction<{ objectId: string; objectType: Taggable
   },
   http: {
     method: 'POST', path: '/v1/categorization/objects/tags/auto', access: 'documents.read', tag: 'Categorization',
+    errors: { 404: 'DOCUMENT_NOT_FOUND, COMPANY_NOT_FOUND, RESOURCE_NOT_FOUND: the object is not one the caller sees' },
     summary: 'Tag suggestions for an object, ranked by confidence, learned from the organization\'s own tagging history (TF-IDF features of seller, lines, amount and notes; nearest neighbours among the objects it tagged). Runs locally. With no history, or nothing like the object in it, the list is empty; tags already on the object are not suggested',
     response: {
       type: 'array',

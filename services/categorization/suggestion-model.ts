@@ -11,9 +11,12 @@
 
 export interface Suggestion {
   tagId: string;
-  /** Share of the similarity of the nearest neighbours that carry the tag, 0 to 1. */
+  /** Mean similarity-weighted vote of the nearest neighbours for the tag, 0 to 1: near 1 when the object closely resembles objects that all carry it. */
   confidence: number;
 }
+
+/** Neighbours less similar than this (cosine) do not vote: sharing a currency is not resemblance. */
+const MIN_SIMILARITY = 0.1;
 
 interface Example {
   tf: Map<string, number>;
@@ -73,8 +76,9 @@ export class TagSuggestionModel {
     this.normsStale = true;
   }
 
+  /** A token every tagged object has (the organization's own name, its currency) weighs next to nothing; a rare one a lot. */
   private idf(token: string): number {
-    return Math.log((this.examples.size + 1) / ((this.df.get(token) ?? 0) + 1)) + 1;
+    return Math.log((this.examples.size + 1) / ((this.df.get(token) ?? 0) + 0.5));
   }
 
   private weight(tf: number, token: string): number {
@@ -111,10 +115,10 @@ export class TagSuggestionModel {
     queryNorm = Math.sqrt(queryNorm);
     const neighbours = [...dots]
       .map(([objectId, dot]) => ({ objectId, similarity: dot / (queryNorm * this.examples.get(objectId)!.norm || 1) }))
+      .filter((n) => n.similarity >= MIN_SIMILARITY)
       .sort((a, b) => b.similarity - a.similarity || (a.objectId < b.objectId ? -1 : 1))
       .slice(0, k);
-    const total = neighbours.reduce((s, n) => s + n.similarity, 0);
-    if (total <= 0) return [];
+    if (!neighbours.length) return [];
     const votes = new Map<string, number>();
     for (const n of neighbours) {
       for (const tagId of this.examples.get(n.objectId)!.tags) {
@@ -122,7 +126,7 @@ export class TagSuggestionModel {
       }
     }
     return [...votes]
-      .map(([tagId, score]) => ({ tagId, confidence: Math.round((score / total) * 10_000) / 10_000 }))
+      .map(([tagId, score]) => ({ tagId, confidence: Math.round((score / neighbours.length) * 10_000) / 10_000 }))
       .sort((a, b) => b.confidence - a.confidence || (a.tagId < b.tagId ? -1 : 1))
       .slice(0, options.limit ?? 10);
   }

@@ -105,7 +105,7 @@ export const recordPayment = defineAction<RecordPaymentParams, PaymentView>(SERV
     note: { type: 'string', optional: true, min: 1, max: 1024 },
   },
   http: {
-    method: 'POST', path: '/v1/payments/documents/:id/pay', access: 'payments', tag: 'Payments', status: 201,
+    method: 'POST', path: '/v1/payments/documents/:id/pay', access: 'payments', tag: 'Payments', status: 201, location: (r: PaymentView) => `/v1/payments/documents/${r.objectId}`,
     summary: 'Record a payment against an invoice or a purchase order. The payment is always recorded; the document\'s lifecycle then moves best-effort: from approved, partially_paid or disputed to partially_paid (payments below the total) or paid (payments cover it), `lifecycleStatus` null when it cannot legally move. 400 INVALID_CURRENCY (not ISO 4217, or not the document\'s currency), INVALID_DATE, INVALID_REQUEST (more than 2 decimals, a document type that is not paid)',
     response: paymentSchema,
   },
@@ -167,6 +167,7 @@ export const putProfile = defineAction<PutProfileParams, ProfileView>(SERVICE, '
     method: 'PUT', path: '/v1/payments/profiles', access: 'payments', tag: 'Payments',
     summary: 'Register (or replace) how a company is paid: its bank account (IBAN checked with mod-97, BIC) and its payment terms. The company is one of yours (`companyId`) or a counterparty (`peppolId`, or `vatNumber` from which its Peppol id follows); one profile per company. A credit-transfer export needs the profile of each creditor (the seller) and of the paying company. 400 INVALID_IBAN, INVALID_VAT_FORMAT, MISSING_FIELD',
     response: profileSchema,
+    errors: { 404: 'COMPANY_NOT_FOUND: companyId is not a company of the organization' },
   },
 });
 
