@@ -29,6 +29,8 @@ const scopeOf = (auth: Principal) => ({ organizationId: auth.organizationId, liv
 
 /** The most recent taggings a model learns from (bounds its memory and rebuild time). */
 const MAX_HISTORY = 50_000;
+/** Organizations whose model a process keeps (least recently used dropped first). */
+const MAX_MODELS = 200;
 
 const groupView = (g: TagGroup): contract.GroupView => ({ id: g.id, name: g.name, createdAt: g.createdAt.toISOString(), updatedAt: g.updatedAt.toISOString() });
 const tagView = (t: Tag): contract.TagView => ({ id: t.id, groupId: t.groupId, name: t.name, color: t.color ?? null, createdAt: t.createdAt.toISOString(), updatedAt: t.updatedAt.toISOString() });
@@ -65,28 +67,34 @@ async function featuresOf(ctx: Context, objectType: TaggableType, objectId: stri
   }
 }
 
-interface CachedModel { model: TagSuggestionModel; lastId: string; rows: number }
+/** A model and how far it has read the taggings: up to `lastId`, `rows` of them, past the `skipped` oldest. */
+interface CachedModel { model: TagSuggestionModel; lastId: string; rows: number; skipped: number }
 
 type CatThis = { models: Map<string, CachedModel> };
 
 /** The organization's model, brought up to date with the taggings table (incrementally when it can). */
 async function modelFor(this: CatThis, em: EntityManager, auth: Principal): Promise<TagSuggestionModel> {
   const key = `${auth.organizationId}:${auth.livemode}`;
-  const count = Math.min(await em.count(Tagging, scopeOf(auth)), MAX_HISTORY);
+  const count = await em.count(Tagging, scopeOf(auth));
   let cached = this.models.get(key);
   if (cached) {
+    this.models.delete(key);
+    this.models.set(key, cached); // most recently used last
     const added = await em.find(Tagging, { ...scopeOf(auth), id: { $gt: cached.lastId } }, { orderBy: { id: 'asc' }, limit: MAX_HISTORY });
     for (const row of added) cached.model.add(row.objectId, row.features, row.tagId);
     cached.rows += added.length;
     if (added.length) cached.lastId = added.at(-1)!.id;
-    if (cached.rows === count) return cached.model;
+    // In step when nothing was removed; past a fifth over its bound a rebuild drops the oldest.
+    if (count === cached.skipped + cached.rows && cached.rows <= MAX_HISTORY * 1.2) return cached.model;
   }
   // First use, or taggings were removed (or inserted out of order) elsewhere: learn the history again.
   const rows = (await em.find(Tagging, scopeOf(auth), { orderBy: { id: 'desc' }, limit: MAX_HISTORY })).reverse();
   const model = new TagSuggestionModel();
   for (const row of rows) model.add(row.objectId, row.features, row.tagId);
-  cached = { model, lastId: rows.at(-1)?.id ?? '', rows: rows.length };
+  cached = { model, lastId: rows.at(-1)?.id ?? '', rows: rows.length, skipped: Math.max(0, count - rows.length) };
+  this.models.delete(key);
   this.models.set(key, cached);
+  if (this.models.size > MAX_MODELS) this.models.delete(this.models.keys().next().value!);
   return model;
 }
 
