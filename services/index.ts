@@ -24,6 +24,8 @@ import ReportingService from './reporting/reporting.service.ts';
 import ComplianceService from './compliance/compliance.service.ts';
 import PlatformService from './platform/platform.service.ts';
 import StatsService from './stats/stats.service.ts';
+import PaymentsService from './payments/payments.service.ts';
+import CategorizationService from './categorization/categorization.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -67,6 +69,10 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   platform: { schema: PlatformService, database: false },
   // GET /v1/stats: a month's statistics assembled from the owning services' counts.
   stats: { schema: StatsService, database: false },
+  // Payments against documents, companies' bank accounts and terms, the ISO 20022 pain.001 export.
+  payments: { schema: PaymentsService, database: true },
+  // Tag groups, tags on documents, companies and partners, and tag suggestions learned from the organization's history.
+  categorization: { schema: CategorizationService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -513,3 +513,12 @@ export interface DocumentUsage {
 export const usage = defineAction<{ organizationId: string; livemode: boolean; companyId?: string; from: string; to: string }, DocumentUsage>(SERVICE, 'usage', {
   params: { organizationId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', companyId: { type: 'string', optional: true, max: 255 }, from: 'string', to: 'string' },
 });
+
+/**
+ * Internal (categorization): another service changed what it keeps about a document of the caller
+ * (its tags); this records `document.updated` with that field diff through the documents outbox.
+ * DOCUMENT_NOT_FOUND when the caller cannot see the document.
+ */
+export const recordDocumentUpdate = defineAction<{ id: string; changes: Record<string, unknown> }, { documentId: string }>(SERVICE, 'recordDocumentUpdate', {
+  params: { id: { type: 'string', min: 1, max: 64 }, changes: { type: 'object' } },
+});

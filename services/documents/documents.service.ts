@@ -27,6 +27,7 @@ import { peppolExchanges } from './peppol-exchanges.ts';
 import { listDocuments, runSearch } from './reads.ts';
 import * as representations from './representations.ts';
 import { documentAction, lifecycleView, postLifecycle } from './lifecycle-actions.ts';
+import { recordDocumentUpdate } from './updates.ts';
 import type { DocsThis } from './service-state.ts';
 import { documentUsage, resetSandboxDocuments } from './usage.ts';
 import * as contract from './documents.contract.ts';
@@ -84,6 +85,7 @@ const DocumentsService: ServiceSchema = {
     peppolExchanges: implement(contract.peppolExchanges, peppolExchanges),
     resetSandbox: implement(contract.resetSandbox, resetSandboxDocuments),
     usage: implement(contract.usage, documentUsage),
+    recordDocumentUpdate: implement(contract.recordDocumentUpdate, async function (this: DocsThis, ctx) { return recordDocumentUpdate.call(this, ctx); }),
   },
 };
 

@@ -109,6 +109,8 @@ const TAGS: Record<string, string> = {
   Partners: 'An organization\'s counterparties, matched against the directory, and the documents exchanged with each',
   Directory: 'Who can receive what: participants of the networks this deployment reaches, and those it registered',
   Compliance: 'The e-invoicing mandate of each country (models, formats, platforms, dated phases) and what this deployment supports for it',
+  Payments: 'Payments recorded against documents, the balance due, companies\' bank accounts and payment terms, and the ISO 20022 pain.001 credit-transfer export',
+  Categorization: 'Tag groups and tags on documents, companies and partners, with suggestions learned from the organization\'s own tagging',
   'Peppol reporting': 'The monthly Transaction Statistics Report and End User Statistics Report of this access point (operator only)',
 };
 

@@ -22,6 +22,12 @@ export const ID_PREFIXES = {
   partner: 'ptn',
   agentAuthorization: 'agauth',
   handoff: 'hoff',
+  payment: 'pay',
+  paymentProfile: 'ppf',
+  paymentExport: 'pxp',
+  tagGroup: 'tgrp',
+  tag: 'tag',
+  tagging: 'tgd',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 
