@@ -115,3 +115,8 @@ export const suggestTags = defineAction<{ objectId: string; objectType: Taggable
     },
   },
 });
+
+/** Internal (sandbox reset and expiry): removes an organization's sandbox taggings (what the suggestions learn from); its tag groups and tags stay (configuration). */
+export const resetSandbox = defineAction<{ organizationId: string }, { taggings: number }>(SERVICE, 'resetSandbox', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 } },
+});

@@ -114,6 +114,8 @@ const CategorizationService: ServiceSchema = {
   },
 
   actions: {
+    // The organization's model notices the fewer taggings and learns again on its next suggestion.
+    resetSandbox: implement(contract.resetSandbox, async (ctx) => ({ taggings: await emOf(ctx).nativeDelete(Tagging, { organizationId: ctx.params.organizationId, livemode: false }) })),
     createGroup: implement(contract.createGroup, async (ctx) => {
       const em = emOf(ctx);
       const group = em.create(TagGroup, { id: newId('tagGroup'), ...scopeOf(principalOf(ctx)), name: ctx.params.name });

@@ -231,3 +231,8 @@ export const exportIso20022 = defineAction<ExportParams, ExportView>(SERVICE, 'e
     },
   },
 });
+
+/** Internal (sandbox reset and expiry): removes an organization's sandbox payments; its bank accounts and terms stay (configuration). */
+export const resetSandbox = defineAction<{ organizationId: string }, { payments: number }>(SERVICE, 'resetSandbox', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 } },
+});

@@ -277,6 +277,7 @@ const PaymentsService: ServiceSchema = {
   mixins: [OrmMixin],
 
   actions: {
+    resetSandbox: implement(contract.resetSandbox, async (ctx) => ({ payments: await emOf(ctx).nativeDelete(Payment, { organizationId: ctx.params.organizationId, livemode: false }) })),
     getPaymentInfo: implement(contract.getPaymentInfo, paymentInfo),
     recordPayment: implement(contract.recordPayment, recordPayment),
     putProfile: implement(contract.putProfile, putProfile),

@@ -55,7 +55,7 @@ export interface ResetResult {
   companyId: string | null;
   scope: ResetScope;
   /** What was removed, by kind (only the kinds of the scope). */
-  deleted: { documents?: number; events?: number; webhookDeliveries?: number; scheduledJobs?: number; idempotencyKeys?: number };
+  deleted: { documents?: number; payments?: number; taggings?: number; events?: number; webhookDeliveries?: number; scheduledJobs?: number; idempotencyKeys?: number };
   resetAt: string;
 }
 
@@ -67,7 +67,7 @@ export const reset = defineAction<{ confirm: 'yes'; scope?: ResetScope }, ResetR
   },
   http: {
     method: 'POST', path: '/v1/sandbox/reset', access: 'authenticated', testModeOnly: true, tag: 'Sandbox',
-    summary: 'Wipe the organization\'s sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company\'s rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched',
+    summary: 'Wipe the organization\'s sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups, and — organization-wide — the payments recorded and tags put on them), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company\'s rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched',
     response: {
       type: 'object', required: ['organizationId', 'companyId', 'scope', 'deleted', 'resetAt'],
       properties: {
@@ -78,6 +78,8 @@ export const reset = defineAction<{ confirm: 'yes'; scope?: ResetScope }, ResetR
           type: 'object',
           properties: {
             documents: { type: 'integer' }, events: { type: 'integer' }, webhookDeliveries: { type: 'integer' },
+            payments: { type: 'integer', description: 'Payments recorded against the documents (organization-wide resets)' },
+            taggings: { type: 'integer', description: 'Tags on objects, what tag suggestions learn from (organization-wide resets)' },
             scheduledJobs: { type: 'integer', description: 'Pending deliveries, follow-ups and webhook retries dropped' }, idempotencyKeys: { type: 'integer' },
           },
         },

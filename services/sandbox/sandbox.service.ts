@@ -20,6 +20,8 @@ import type { Plan } from '../tenancy/tenancy.contract.ts';
 import { resetSandbox as resetDocuments } from '../documents/documents.contract.ts';
 import { resetSandbox as resetEvents } from '../events/events.contract.ts';
 import { resetSandbox as resetWebhooks } from '../webhooks/webhooks.contract.ts';
+import { resetSandbox as resetPayments } from '../payments/payments.contract.ts';
+import { resetSandbox as resetTaggings } from '../categorization/categorization.contract.ts';
 import { flush as flushOwnKeys, flushOrganization } from '../idempotency/idempotency.contract.ts';
 import { forgetOrganization } from '../requests/requests.contract.ts';
 import { forgetCompanyClocks } from '../clock/clock.contract.ts';
@@ -52,6 +54,12 @@ async function wipe(caller: Context | Service['broker'], target: WipeTarget, sco
     const docs = await call(caller, resetDocuments, { organizationId, ...only });
     deleted.documents = docs.documents;
     deleted.scheduledJobs = (deleted.scheduledJobs ?? 0) + docs.scheduledJobs;
+    // What other services keep about the documents: payments and taggings (organization-wide resets only:
+    // a one-company reset cannot tell them apart once its documents are gone).
+    if (!companyId) {
+      deleted.payments = (await call(caller, resetPayments, { organizationId })).payments;
+      deleted.taggings = (await call(caller, resetTaggings, { organizationId })).taggings;
+    }
   }
   if (scope === 'all' || scope === 'events') {
     const hooks = await call(caller, resetWebhooks, { organizationId, ...only, subscriptions });

@@ -144,7 +144,7 @@ describe('POST /v1/sandbox/reset', () => {
     const res = await api(t.baseUrl, 'POST', '/v1/sandbox/reset', { key: plat.apiKey, body: { confirm: 'yes' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ organizationId: plat.organizationId, companyId: null, scope: 'all' });
-    expect(Object.keys(res.body.deleted).sort()).toEqual(['documents', 'events', 'idempotencyKeys', 'scheduledJobs', 'webhookDeliveries']);
+    expect(Object.keys(res.body.deleted).sort()).toEqual(['documents', 'events', 'idempotencyKeys', 'payments', 'scheduledJobs', 'taggings', 'webhookDeliveries']);
 
     const live = await bootstrap(t.baseUrl, { label: 'reset-live' });
     await makeLive(t.databaseUrl, live.apiKey);

@@ -554,8 +554,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Wipe the organization's sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company's rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched
-         * @description Wipe the organization's sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company's rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched
+         * Wipe the organization's sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups, and — organization-wide — the payments recorded and tags put on them), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company's rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched
+         * @description Wipe the organization's sandbox data of a scope, with its pending scheduled work (test keys only). `confirm` must be the literal `yes`. `scope`: `documents` (documents with their pending deliveries and lifecycle follow-ups, and — organization-wide — the payments recorded and tags put on them), `events` (the event log, webhook deliveries and their pending retries; webhook subscriptions stay), `idempotency` (every stored Idempotency-Key answer of the organization), `all` (default: the three). An organization-wide credential resets the organization; one bound to one company (a personal or tenant key) resets that company's rows and its own stored answers. Companies, keys, webhooks and settings stay; nothing of another organization is touched
          */
         post: operations["sandbox.reset"];
         delete?: never;
@@ -6519,6 +6519,10 @@ export interface operations {
                             documents?: number;
                             events?: number;
                             webhookDeliveries?: number;
+                            /** @description Payments recorded against the documents (organization-wide resets) */
+                            payments?: number;
+                            /** @description Tags on objects, what tag suggestions learn from (organization-wide resets) */
+                            taggings?: number;
                             /** @description Pending deliveries, follow-ups and webhook retries dropped */
                             scheduledJobs?: number;
                             idempotencyKeys?: number;
