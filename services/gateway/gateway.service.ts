@@ -29,6 +29,8 @@ import { exhaustRateLimit } from './rate-limit.contract.ts';
 import { openapi, errorCatalogue, errorPage, referencePage, referenceScript } from './gateway.contract.ts';
 import { errorCataloguePage, REFERENCE_PAGE, referenceScriptBytes } from './docs-pages.ts';
 import { implement } from '../shared/contract.ts';
+import { traceIdOfRequest } from '../shared/tracing.ts';
+import { countHttpError, observeHttpRequest, rootSpanTags } from './http-observability.ts';
 
 type Req = IncomingMessage & {
   $requestId?: string;
@@ -53,12 +55,14 @@ interface GatewayAlias {
 
 const config = loadConfig();
 
-/** Every response, error or not, carries the request id; it is minted once per request. */
+/**
+ * Every response, error or not, carries the request id; it is minted once per request (when the
+ * request enters the gateway, see rootCallOptions). Set again on the way out: moleculer-web writes
+ * its own context's id in the same header first.
+ */
 function requestIdOf(req: Req, res: ServerResponse): string {
-  if (!req.$requestId) {
-    req.$requestId = newId('request');
-    if (!res.headersSent) res.setHeader('X-Request-Id', req.$requestId);
-  }
+  req.$requestId ??= newId('request');
+  if (!res.headersSent) res.setHeader('X-Request-Id', req.$requestId);
   return req.$requestId;
 }
 
@@ -117,6 +121,18 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     logRequest: 'debug',
     logResponse: 'debug',
     etag: false,
+    /**
+     * Runs as a request enters, before any route: mints its id, makes the id the trace's (every span
+     * of the request, in every process, carries it) and the meta every call inherits (log lines), and
+     * counts the request once answered (metrics).
+     */
+    rootCallOptions(this: { broker: Context['broker'] }, options: { requestID?: string; meta?: Record<string, unknown> }, req: Req, res: ServerResponse) {
+      const t0 = performance.now();
+      const requestId = requestIdOf(req, res);
+      options.requestID = traceIdOfRequest(requestId);
+      options.meta = { requestId };
+      observeHttpRequest(this.broker, req, res, t0);
+    },
     routes: [
       {
         // Connectors' push-receive routes: outside /v1 and its key auth; each route authenticates its caller.
@@ -126,6 +142,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         bodyParsers: false,
         authentication: false,
         authorization: false,
+        use: [
+          function stampRequestId(req: Req, res: ServerResponse, next: () => void) {
+            requestIdOf(req, res);
+            next();
+          },
+        ],
         aliases: Object.fromEntries(['GET', 'POST', 'PUT'].map((method) => [`${method} /:connectorId/:route`, function connectorRoute(this: { broker: Context['broker'] }, req: Req, res: ServerResponse) {
           // Answered here; moleculer-web's next() is never called, so no action runs after it.
           void connectorRouteHandler(this.broker, config)(req, res);
@@ -176,7 +198,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         },
       },
     ],
-    onError(this: { logger: Context['broker']['logger']; guarantees: GatewayGuarantees; authFailures: AuthFailureThrottle }, req: Req, res: ServerResponse, err: unknown) {
+    onError(this: { broker: Context['broker']; logger: Context['broker']['logger']; guarantees: GatewayGuarantees; authFailures: AuthFailureThrottle }, req: Req, res: ServerResponse, err: unknown) {
       const requestId = requestIdOf(req, res);
       // A wrong client secret counts against the address and the client id; the next attempt is checked (authorize).
       if (req.$alias?.binding.clientAuthentication && isAuthFailure(err)) void this.authFailures.fail(clientAuthenticationKeys(req), err);
@@ -184,6 +206,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) return;
       const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId, req.$limitHeaders) : formatError(err, requestId, config.docsUrl, req.$limitHeaders);
       this.guarantees.noteError(req as unknown as GuardedRequest, out.body);
+      const code = (out.body as { error?: { code?: unknown } | string }).error;
+      countHttpError(this.broker, req, typeof code === 'string' ? code : typeof code?.code === 'string' ? code.code : 'UNKNOWN');
       if (out.internal) this.logger.error(`[${requestId}] ${req.method} ${req.url}:`, err);
       if (res.headersSent) return res.end();
       res.writeHead(out.status, out.headers);
@@ -194,7 +218,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   actions: {
     // An HTTP request is one attempt: when a call inside it times out, that call's own retries have
     // run; re-running the whole request (a send, a payment) would do its work twice.
-    rest: { retryPolicy: { enabled: false } },
+    // Its span is the trace's root: named by method, tagged with the request id, route template and status.
+    rest: { retryPolicy: { enabled: false }, tracing: { spanName: (ctx: Context) => `HTTP ${(ctx.params as { req: Req }).req.method}`, tags: rootSpanTags } },
     openapi: implement(openapi, async function (this: { openapiDocument: Record<string, unknown> }) {
       return this.openapiDocument;
     }),

@@ -1,0 +1,56 @@
+/**
+ * The gateway's side of metrics and traces: per-route request counts, errors and latency (route
+ * templates only, so a series count never grows with traffic) and the root span's tags.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, ServiceBroker } from 'moleculer';
+import { countMetric, observeSeconds } from '../shared/metrics.ts';
+
+interface RoutedRequest extends IncomingMessage {
+  $requestId?: string;
+  /** moleculer-web's matched alias: ours carry the contract's binding; connector routes their full path. */
+  $alias?: { binding?: { path: string }; fullPath?: string; path?: string };
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The route template a request matched (`/v1/documents/:id`), `unmatched` when none did: never the raw path. */
+export function routeTemplateOf(req: IncomingMessage): string {
+  const alias = (req as RoutedRequest).$alias;
+  return alias?.binding?.path ?? alias?.fullPath ?? 'unmatched';
+}
+
+function methodOf(req: IncomingMessage): string {
+  const method = req.method ?? 'GET';
+  return METHODS.has(method) ? method : 'OTHER';
+}
+
+/** Counts and times the request once its response has gone (arrival: performance.now() in `startedAt`). */
+export function observeHttpRequest(broker: ServiceBroker, req: IncomingMessage, res: ServerResponse, startedAt: number): void {
+  if (!broker.isMetricsEnabled()) return;
+  res.once('finish', () => {
+    const labels = { method: methodOf(req), route: routeTemplateOf(req) };
+    countMetric(broker, 'httpRequests', { ...labels, status: String(res.statusCode) });
+    observeSeconds(broker, 'httpDuration', performance.now() - startedAt, labels);
+  });
+}
+
+/** An error answer's code (the envelope's, or an OAuth error's), counted by route. */
+export function countHttpError(broker: ServiceBroker, req: IncomingMessage, code: string): void {
+  countMetric(broker, 'httpErrors', { method: methodOf(req), route: routeTemplateOf(req), code });
+}
+
+/**
+ * Tags of the root span (moleculer-web's `rest` action): called when it starts and when it ends
+ * (with the response gone, so the route and status are known). No URL: a query can carry what a
+ * client searched for.
+ */
+export function rootSpanTags(ctx: Context, response?: unknown): Record<string, unknown> {
+  const { req, res } = ctx.params as { req: RoutedRequest; res: ServerResponse };
+  const tags: Record<string, unknown> = { requestId: req.$requestId, http: { method: methodOf(req) } };
+  if (response !== undefined) {
+    const auth = (ctx.meta as { auth?: { organizationId?: string } }).auth;
+    Object.assign(tags, { http: { method: methodOf(req), route: routeTemplateOf(req), status_code: res.statusCode }, ...(auth?.organizationId ? { organizationId: auth.organizationId } : {}) });
+  }
+  return tags;
+}
