@@ -30,7 +30,7 @@ import { openapi, errorCatalogue, errorPage, referencePage, referenceScript } fr
 import { errorCataloguePage, REFERENCE_PAGE, referenceScriptBytes } from './docs-pages.ts';
 import { implement } from '../shared/contract.ts';
 import { traceIdOfRequest } from '../shared/tracing.ts';
-import { countHttpError, observeHttpRequest, rootSpanTags } from './http-observability.ts';
+import { countHttpError, observeHttpRequest, rememberRootSpan, rootSpanTags, tagRootSpan } from './http-observability.ts';
 
 type Req = IncomingMessage & {
   $requestId?: string;
@@ -145,6 +145,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         use: [
           function stampRequestId(req: Req, res: ServerResponse, next: () => void) {
             requestIdOf(req, res);
+            rememberRootSpan(req);
             next();
           },
         ],
@@ -169,6 +170,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           function readRequest(req: Req, res: ServerResponse, next: (err?: unknown) => void) {
             req.$t0 = performance.now();
             requestIdOf(req, res);
+            rememberRootSpan(req);
             const method = req.method ?? 'GET';
             if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS') return next();
             const pathname = (req.url ?? '').split('?')[0]!;
@@ -203,11 +205,15 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       // A wrong client secret counts against the address and the client id; the next attempt is checked (authorize).
       if (req.$alias?.binding.clientAuthentication && isAuthFailure(err)) void this.authFailures.fail(clientAuthenticationKeys(req), err);
       // An Idempotency-Key seen before: the stored response, not an error.
-      if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) return;
+      if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) {
+        tagRootSpan(req, res.statusCode);
+        return;
+      }
       const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId, req.$limitHeaders) : formatError(err, requestId, config.docsUrl, req.$limitHeaders);
       this.guarantees.noteError(req as unknown as GuardedRequest, out.body);
       const code = (out.body as { error?: { code?: unknown } | string }).error;
       countHttpError(this.broker, req, typeof code === 'string' ? code : typeof code?.code === 'string' ? code.code : 'UNKNOWN');
+      tagRootSpan(req, out.status);
       if (out.internal) this.logger.error(`[${requestId}] ${req.method} ${req.url}:`, err);
       if (res.headersSent) return res.end();
       res.writeHead(out.status, out.headers);

@@ -6,8 +6,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, ServiceBroker } from 'moleculer';
 import { countMetric, observeSeconds } from '../shared/metrics.ts';
 
+interface TaggableSpan { addTags(tags: Record<string, unknown>): unknown }
+
 interface RoutedRequest extends IncomingMessage {
   $requestId?: string;
+  $ctx?: { span?: TaggableSpan | null };
+  /** The root span, kept for an error answer (written after the span has ended). */
+  $rootSpan?: TaggableSpan;
   /** moleculer-web's matched alias: ours carry the contract's binding; connector routes their full path. */
   $alias?: { binding?: { path: string }; fullPath?: string; path?: string };
 }
@@ -38,6 +43,21 @@ export function observeHttpRequest(broker: ServiceBroker, req: IncomingMessage, 
 /** An error answer's code (the envelope's, or an OAuth error's), counted by route. */
 export function countHttpError(broker: ServiceBroker, req: IncomingMessage, code: string): void {
   countMetric(broker, 'httpErrors', { method: methodOf(req), route: routeTemplateOf(req), code });
+}
+
+/** Called from a route middleware, while the root span is the request context's current one. */
+export function rememberRootSpan(req: IncomingMessage): void {
+  const r = req as RoutedRequest;
+  if (r.$ctx?.span) r.$rootSpan = r.$ctx.span;
+}
+
+/**
+ * An error answer ends the root span before the status is known (the action rejects, then the
+ * error handler answers): its route and status are added here, in the same tick, before the
+ * exporter's next flush reads the span.
+ */
+export function tagRootSpan(req: IncomingMessage, status: number): void {
+  (req as RoutedRequest).$rootSpan?.addTags({ http: { method: methodOf(req), route: routeTemplateOf(req), status_code: status } });
 }
 
 /**
