@@ -103,6 +103,8 @@ interface GatewayVars {
   guarantees: GatewayGuarantees;
   /** API-key principals kept for a moment (services/gateway/principal-cache.ts). */
   principals: PrincipalCache;
+  /** One line per answered request (EINV_ACCESS_LOG=true). */
+  accessLog?: { info(...args: unknown[]): void };
 }
 
 /** What moleculer-web's mixin provides that we call. */
@@ -120,18 +122,21 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     log4XXResponses: false,
     logRequest: 'debug',
     logResponse: 'debug',
+    // Never at any level: params carry documents, keys and client secrets; responses one-time secrets.
+    logRequestParams: null,
+    logResponseData: null,
     etag: false,
     /**
      * Runs as a request enters, before any route: mints its id, makes the id the trace's (every span
      * of the request, in every process, carries it) and the meta every call inherits (log lines), and
      * counts the request once answered (metrics).
      */
-    rootCallOptions(this: { broker: Context['broker'] }, options: { requestID?: string; meta?: Record<string, unknown> }, req: Req, res: ServerResponse) {
+    rootCallOptions(this: { broker: Context['broker']; accessLog?: { info(...args: unknown[]): void } }, options: { requestID?: string; meta?: Record<string, unknown> }, req: Req, res: ServerResponse) {
       const t0 = performance.now();
       const requestId = requestIdOf(req, res);
       options.requestID = traceIdOfRequest(requestId);
       options.meta = { requestId };
-      observeHttpRequest(this.broker, req, res, t0);
+      observeHttpRequest(this.broker, req, res, t0, this.accessLog);
     },
     routes: [
       {
@@ -260,6 +265,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     this.authFailures = new AuthFailureThrottle(config.credentials, config.redisUrl, this.logger);
     this.guarantees = new GatewayGuarantees(this.broker, config);
     this.principals = new PrincipalCache(config.credentials.principalCacheTtlMs);
+    if (config.observability.accessLog) this.accessLog = this.broker.getLogger('access', { svc: 'gateway' });
     // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
     // client pool) never reuses a socket we are closing at that very moment (ECONNRESET).
     const server = (this as unknown as { server?: { keepAliveTimeout: number; headersTimeout: number } }).server;

@@ -10,7 +10,7 @@ interface TaggableSpan { addTags(tags: Record<string, unknown>): unknown }
 
 interface RoutedRequest extends IncomingMessage {
   $requestId?: string;
-  $ctx?: { span?: TaggableSpan | null };
+  $ctx?: { span?: TaggableSpan | null; meta?: { auth?: { organizationId?: string } } };
   /** The root span, kept for an error answer (written after the span has ended). */
   $rootSpan?: TaggableSpan;
   /** moleculer-web's matched alias: ours carry the contract's binding; connector routes their full path. */
@@ -30,13 +30,25 @@ function methodOf(req: IncomingMessage): string {
   return METHODS.has(method) ? method : 'OTHER';
 }
 
-/** Counts and times the request once its response has gone (arrival: performance.now() in `startedAt`). */
-export function observeHttpRequest(broker: ServiceBroker, req: IncomingMessage, res: ServerResponse, startedAt: number): void {
-  if (!broker.isMetricsEnabled()) return;
+type AccessLogger = { info(...args: unknown[]): void };
+
+/**
+ * Once the response has gone: counts and times it by route (metrics on), and writes one access-log
+ * line (EINV_ACCESS_LOG=true): method, route template, status, duration, request and organization
+ * ids; never the URL's query, a header or a body.
+ */
+export function observeHttpRequest(broker: ServiceBroker, req: IncomingMessage, res: ServerResponse, startedAt: number, accessLog: AccessLogger | undefined): void {
+  if (!broker.isMetricsEnabled() && !accessLog) return;
   res.once('finish', () => {
     const labels = { method: methodOf(req), route: routeTemplateOf(req) };
+    const ms = performance.now() - startedAt;
     countMetric(broker, 'httpRequests', { ...labels, status: String(res.statusCode) });
-    observeSeconds(broker, 'httpDuration', performance.now() - startedAt, labels);
+    observeSeconds(broker, 'httpDuration', ms, labels);
+    if (accessLog) {
+      const r = req as RoutedRequest;
+      const organizationId = r.$ctx?.meta?.auth?.organizationId;
+      accessLog.info({ requestId: r.$requestId, ...(organizationId ? { organizationId } : {}), ...labels, status: res.statusCode, durationMs: +ms.toFixed(3) }, 'request');
+    }
   });
 }
 

@@ -135,6 +135,8 @@ export interface ObservabilityConfig {
   metrics: { port: number; host: string; token: string | undefined; pollMs: number } | undefined;
   /** Zipkin v2 JSON spans POSTed to `<url>/api/v2/spans`; unset: tracing is off. */
   tracing: { url: string; sampleRate: number; flushMs: number } | undefined;
+  /** One log line per answered request (method, route template, status, duration, request and organization ids). */
+  accessLog: boolean;
 }
 
 function fraction(name: string, fallback: number): number {
@@ -162,6 +164,7 @@ export function observabilityConfig(): ObservabilityConfig {
       sampleRate: fraction('EINV_TRACING_SAMPLE_RATE', 1),
       flushMs: Math.max(50, int('EINV_TRACING_FLUSH_MS', 5_000)),
     },
+    accessLog: str('EINV_ACCESS_LOG') === 'true',
   };
 }
 

@@ -59,17 +59,19 @@ let root: PinoInstance | undefined;
 /**
  * Moleculer's Pino logger calls `pino[level](...args)` with the arguments as given; our code
  * writes `logger.warn('message:', err)`, which Pino would read as a format string and drop the
- * error. Each line is written as `{ msg, err? }`: strings joined, the first Error serialized as
- * `err` (name, message, code, stack), anything else inspected shallowly.
+ * error. Each line is written as `{ ...fields, msg, err? }`: a plain object given first becomes
+ * fields of the line (`logger.info({ status }, 'request')`), strings are joined, the first Error
+ * is serialized as `err` (name, message, code, stack), anything else is inspected shallowly.
  */
 export function createPinoLogger(level: string, bindings: Record<string, unknown>): Record<string, (...args: unknown[]) => void> {
   root ??= pino(pinoOptions('trace'));
   const child = root.child(bindings, { level });
   const write = (type: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace') => (...args: unknown[]) => {
+    const first = args[0];
+    const fields = first !== null && typeof first === 'object' && Object.getPrototypeOf(first) === Object.prototype ? (args.shift() as Record<string, unknown>) : {};
     const err = args.find((a): a is Error => a instanceof Error);
     const msg = args.filter((a) => a !== err).map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 2, breakLength: Infinity }))).join(' ');
-    if (err) child[type]({ err }, msg);
-    else child[type](msg);
+    child[type](err ? { ...fields, err } : fields, msg);
   };
   return { fatal: write('fatal'), error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug'), trace: write('trace') };
 }
