@@ -4,7 +4,9 @@
  * configured, with metrics on (EINV_METRICS_PORT, a scrape every second as Prometheus would), and
  * with metrics and tracing on (every request traced, spans sent to a collector stand-in that
  * discards them). Variants run in interleaved rounds, each in a fresh server process, so machine
- * noise spreads evenly; the median of the rounds is printed.
+ * noise spreads evenly; the median of the rounds is printed. Then the cost per broker action call
+ * of Moleculer's metrics middleware alone (a no-op action, in-process), which sends/s on a shared
+ * machine cannot resolve.
  *
  *   node bench/metrics-overhead.bench.ts [seconds=8 per run] [connections=16] [rounds=2]
  *
@@ -49,8 +51,28 @@ async function main(): Promise<void> {
     const row = summary[v]!;
     console.log(`${v.padEnd(16)} ${String(row.perSecond).padStart(5)} sends/s (median)   p50 ${row.p50Ms} ms   p99 ${row.p99Ms} ms   ${v === 'off' ? 'baseline' : `${(((row.perSecond - base) / base) * 100).toFixed(1)} % vs off`}`);
   }
+  const perCall = { off: await perActionCallMicros(false), metrics: await perActionCallMicros(true) };
+  console.log(`per broker action call: ${perCall.off} µs without metrics, ${perCall.metrics} µs with (+${(perCall.metrics - perCall.off).toFixed(2)} µs)`);
   const { writeResults } = await import('./support/bench-app.ts');
-  writeResults(`metrics-overhead-${new Date().toISOString().replace(/[:.]/g, '-')}`, { seconds, connections, rounds, cores: cpus().length, runs, summary });
+  writeResults(`metrics-overhead-${new Date().toISOString().replace(/[:.]/g, '-')}`, { seconds, connections, rounds, cores: cpus().length, runs, summary, perActionCallMicros: perCall });
+}
+
+/** Microseconds per call of a no-op action called from another action, metrics on or off (median of 3). */
+async function perActionCallMicros(metrics: boolean): Promise<number> {
+  const { ServiceBroker } = await import('moleculer');
+  const samples: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const broker = new ServiceBroker({ logger: false, tracing: false, metrics: metrics ? { enabled: true, collectProcessMetrics: false } : false });
+    broker.createService({ name: 'noop', actions: { leaf: () => 1, outer: { async handler(ctx) { for (let i = 0; i < 5; i++) await ctx.call('noop.leaf'); return 1; } } } });
+    await broker.start();
+    for (let i = 0; i < 2_000; i++) await broker.call('noop.outer');
+    const n = 10_000;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await broker.call('noop.outer');
+    samples.push(((performance.now() - t0) * 1000) / (n * 6));
+    await broker.stop();
+  }
+  return +samples.sort((a, b) => a - b)[1]!.toFixed(2);
 }
 
 function child(variant: Variant, seconds: number, connections: number): Promise<RunResult> {
@@ -67,8 +89,9 @@ function child(variant: Variant, seconds: number, connections: number): Promise<
 async function runOne(variant: Variant, seconds: number, connections: number): Promise<void> {
   let spans = 0;
   const collector = createServer((req, res) => {
-    req.on('data', () => undefined);
-    req.on('end', () => { spans++; res.writeHead(202).end(); });
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => { spans += (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[]).length; res.writeHead(202).end(); });
   });
   await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
   const { freePort } = await import('../test/support/servers.ts');
