@@ -12,5 +12,5 @@ FROM node:24-bookworm-slim
 WORKDIR /app
 COPY --from=build /app /app
 ENV NODE_ENV=production MOL_LOG_FORMAT=json
-EXPOSE 3000
+EXPOSE 3000 9464
 CMD ["node", "server.ts"]

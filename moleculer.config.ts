@@ -1,18 +1,43 @@
 /**
  * Broker configuration: the only place Moleculer is configured. Every knob can be overridden with
  * a `MOL_*` variable; `NATS_URL` switches from one process to the scaled, networked mode.
+ * Observability is off unless configured: EINV_METRICS_PORT (Prometheus, services/shared/metrics.ts),
+ * EINV_TRACING_URL (Zipkin v2 spans, services/shared/tracing.ts), MOL_LOG_FORMAT=json (Pino lines
+ * with request and organization ids, services/shared/log-context.ts).
  */
-import type { BrokerOptions } from 'moleculer';
+import type { BrokerOptions, LoggerConfig, Middleware, ServiceBroker } from 'moleculer';
 import { isClientFault } from './services/shared/errors.ts';
 import { CallTraceMiddleware } from './services/shared/call-trace.ts';
+import { observabilityConfig } from './services/shared/config.ts';
+import { MetricsEndpoint, registerAppMetrics } from './services/shared/metrics.ts';
+import { ZipkinExporter, safeSpanTags } from './services/shared/tracing.ts';
+import { LogContextMiddleware, createPinoLogger } from './services/shared/log-context.ts';
 
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
   return raw === undefined || raw === '' ? fallback : Number(raw);
 };
 
+/** The application's metrics are registered before any service starts, on every broker that has metrics on. */
+const AppMetricsMiddleware: Middleware = {
+  name: 'AppMetrics',
+  created(broker: ServiceBroker) {
+    registerAppMetrics(broker);
+  },
+};
+
+type MetricsOptions = Exclude<NonNullable<BrokerOptions['metrics']>, boolean>;
+type TracingOptions = Exclude<NonNullable<BrokerOptions['tracing']>, boolean>;
+
+function loggerOptions(json: boolean): LoggerConfig {
+  if (json) return { type: 'Pino', options: { createLogger: createPinoLogger } };
+  return { type: 'Console', options: { formatter: 'short', colors: !process.env.CI } };
+}
+
 export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   const natsUrl = process.env.NATS_URL;
+  const { metrics, tracing } = observabilityConfig();
+  const jsonLogs = process.env.MOL_LOG_FORMAT === 'json';
   return {
     namespace: process.env.MOL_NAMESPACE ?? 'einv',
     nodeID: process.env.MOL_NODE_ID || undefined,
@@ -20,7 +45,7 @@ export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOpt
     transporter: natsUrl ? { type: 'NATS', options: { url: natsUrl, maxReconnectAttempts: -1 } } : null,
     // JSON with Date, Buffer, BigInt and Map support, so typed payloads survive the wire.
     serializer: 'JSONExt',
-    logger: { type: 'Console', options: { formatter: process.env.MOL_LOG_FORMAT === 'json' ? 'json' : 'short', colors: !process.env.CI } },
+    logger: loggerOptions(jsonLogs),
     logLevel: (process.env.MOL_LOG_LEVEL as BrokerOptions['logLevel']) ?? 'info',
 
     requestTimeout: num('MOL_REQUEST_TIMEOUT_MS', 10_000),
@@ -52,9 +77,22 @@ export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOpt
     // Replicas of one role must all be up before a caller gives up waiting for them at start.
     dependencyTimeout: 30_000,
     // The request log's trace: actions run on behalf of an HTTP request (services/shared/call-trace.ts).
-    middlewares: [CallTraceMiddleware],
-    metrics: false,
-    tracing: false,
+    middlewares: [CallTraceMiddleware, AppMetricsMiddleware, ...(jsonLogs ? [LogContextMiddleware] : [])],
+    metrics: metrics
+      // Moleculer takes reporter and exporter instances (its typings list only their names and options).
+      ? { enabled: true, reporter: [new MetricsEndpoint(metrics)] as unknown as MetricsOptions['reporter'] }
+      : false,
+    tracing: tracing
+      ? {
+        enabled: true,
+        exporter: [new ZipkinExporter(tracing)] as unknown as TracingOptions['exporter'],
+        sampling: { rate: tracing.sampleRate },
+        events: true,
+        // Error names, messages and codes only: `data` may quote a document.
+        errorFields: ['name', 'message', 'code', 'type'],
+        tags: { action: safeSpanTags, event: safeSpanTags },
+      }
+      : false,
     ...overrides,
   };
 }

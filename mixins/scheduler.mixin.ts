@@ -12,7 +12,8 @@ import type { Service, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { schedule, type ScheduledTask } from 'node-cron';
 import { databaseOf } from '../services/shared/persistence/database.ts';
-import { claimDueJobs, releaseJobs, type ClaimedJob } from '../services/shared/scheduler/scheduler.ts';
+import { claimDueJobs, countDueJobs, releaseJobs, type ClaimedJob } from '../services/shared/scheduler/scheduler.ts';
+import { sampleWhileMetricsOn, setMetric } from '../services/shared/metrics.ts';
 import { loadConfig } from '../services/shared/config.ts';
 
 export interface JobHandlerSpec {
@@ -33,6 +34,7 @@ interface SchedulerState {
   again: boolean;
   stopping: boolean;
   inflight?: Promise<void>;
+  stopBacklogSampler?: () => void;
 }
 
 type SchedulerThis = Service & { schedulerState: SchedulerState; runDueJobs(): Promise<void>; schedulerJobs(): Record<string, JobHandlerSpec> };
@@ -102,9 +104,15 @@ export function SchedulerMixin(jobs: Record<string, JobHandlerSpec>): Partial<Se
     started() {
       const self = this as unknown as SchedulerThis;
       self.schedulerState.task = schedule(loadConfig().events.schedulerCron, () => { void self.runDueJobs(); });
+      // The backlog of this service's own job kinds, for the metrics endpoint (every replica reports the same rows).
+      self.schedulerState.stopBacklogSampler = sampleWhileMetricsOn(this.broker, loadConfig().observability.metrics?.pollMs, async () => {
+        const due = await countDueJobs(databaseOf(this.broker).em.fork() as EntityManager, Object.keys(jobs));
+        for (const [kind, count] of Object.entries(due)) setMetric(this.broker, 'schedulerDue', count, { kind });
+      });
     },
     async stopped() {
       const self = this as unknown as SchedulerThis;
+      self.schedulerState.stopBacklogSampler?.();
       self.schedulerState.stopping = true;
       await self.schedulerState.task?.stop();
       await self.schedulerState.inflight?.catch(() => undefined);

@@ -20,6 +20,7 @@ import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
 import { ConnectorSlots } from './connector-slots.ts';
+import { countMetric, observeSeconds } from '../shared/metrics.ts';
 
 export const DELIVER_JOB = 'document.deliver';
 /** A temporary transport failure is re-sent automatically up to this many times (spec: TRANSPORT_FAILURE). */
@@ -111,6 +112,7 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
   const options = { timeout: deliveryTimeoutMs(), retries: 0 };
 
   let outcome: SendResult | StatusResult;
+  const startedAt = performance.now();
   try {
     if (waitingForConfirmation) {
       outcome = await call(this.broker, adapter.status, { messageId: seen.connectorMessageId!, livemode: seen.livemode }, options);
@@ -130,6 +132,9 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
     this.logger.warn(`delivery of ${seen.id} through adapter.${seen.connectorId} failed: ${(err as Error).message}`);
     outcome = { outcome: 'transient', errorMessage: (err as Error).message.startsWith('adapter.') ? (err as Error).message : `adapter.${seen.connectorId}: ${(err as Error).message}` };
   }
+  const labels = { connector: seen.connectorId, verb: waitingForConfirmation ? 'status' : 'send' };
+  countMetric(this.broker, 'connectorCalls', { ...labels, outcome: outcome.outcome });
+  observeSeconds(this.broker, 'connectorDuration', performance.now() - startedAt, labels);
   const manifest = registeredManifests(this.broker).find((m) => m.id === seen.connectorId);
   const authority = manifest?.capabilities.clearance ? manifest.authority ?? manifest.id : null;
   await recordDelivery.call(this, job, em, seen, waitingForConfirmation, outcome, authority);

@@ -146,6 +146,9 @@ export const ackEvents = defineAction<{ eventIds: string[] }, { acknowledged: nu
   },
 });
 
+/** Events written and not yet dispatched, and how long the oldest has waited (the `einv_outbox_*` gauges). */
+export const outboxLag = defineAction<Record<string, never>, { pending: number; oldestAgeSeconds: number }>(SERVICE, 'outboxLag', { params: {} });
+
 /** Runs the dispatcher until the outbox is empty (tests, operations); returns the events dispatched. */
 export const drainOutbox = defineAction<Record<string, never>, { dispatched: number }>(SERVICE, 'drainOutbox', { params: {} });
 

@@ -21,7 +21,10 @@ import { DrainLoop } from '../shared/drain-loop.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { Event } from './event.entity.ts';
-import { listEvents, ackEvents, drainOutbox, readFeed, findEvent, resetSandbox, complianceReportCounts, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventRecord, type FeedEvent } from './events.contract.ts';
+import { decodeTime } from 'ulid';
+import { call } from '../shared/call.ts';
+import { sampleWhileMetricsOn, setMetric } from '../shared/metrics.ts';
+import { listEvents, ackEvents, drainOutbox, readFeed, findEvent, resetSandbox, complianceReportCounts, outboxLag, OUTBOX_WRITTEN_EVENT, type EventEnvelope, type EventRecord, type FeedEvent } from './events.contract.ts';
 
 export function envelopeOf(row: Event): EventEnvelope {
   return { id: row.id, type: row.type, livemode: row.livemode, createdAt: row.createdAt.toISOString(), apiVersion: row.apiVersion, data: row.data };
@@ -38,7 +41,7 @@ function recordOf(row: Event): EventRecord {
 /** Dispatch transactions run side by side in one instance. */
 const DISPATCH_LOOPS = 3;
 
-type EventsThis = Service & { dispatcher: DrainLoop; dispatchBatch(): Promise<number> };
+type EventsThis = Service & { dispatcher: DrainLoop; dispatchBatch(): Promise<number>; stopLagSampler?: () => void };
 
 interface FeedRow { tx_id: string; id: string }
 
@@ -63,10 +66,18 @@ const EventsService: ServiceSchema = {
   },
 
   started() {
-    (this as unknown as EventsThis).dispatcher.start(loadConfig().events.dispatcherCron);
+    const self = this as unknown as EventsThis;
+    self.dispatcher.start(loadConfig().events.dispatcherCron);
+    // Outbox lag for the metrics endpoint, read through the action like any other reader would.
+    self.stopLagSampler = sampleWhileMetricsOn(this.broker, loadConfig().observability.metrics?.pollMs, async () => {
+      const lag = await call(this.broker, outboxLag, {});
+      setMetric(this.broker, 'outboxPending', lag.pending);
+      setMetric(this.broker, 'outboxLag', lag.oldestAgeSeconds);
+    });
   },
 
   async stopped() {
+    (this as unknown as EventsThis).stopLagSampler?.();
     await (this as unknown as EventsThis).dispatcher.stop();
   },
 
@@ -171,6 +182,18 @@ const EventsService: ServiceSchema = {
       const { organizationId, id, livemode, companyId } = ctx.params;
       const row = await emOf(ctx).findOne(Event, { id, organizationId, livemode, ...(companyId ? { companyId } : {}) });
       return row ? feedEventOf(row) : null;
+    }),
+
+    /**
+     * Undispatched rows are few (the dispatcher drains them within a tick) and sit in the outbox's
+     * partial index. The age comes from the oldest id's ULID (wall time at the write), not from
+     * `createdAt`, which a sandbox clock may have moved.
+     */
+    outboxLag: implement(outboxLag, async (ctx) => {
+      const [row] = await emOf(ctx).execute<Array<{ pending: string; oldest: string | null }>>(
+        'select count(*) as pending, min(id) as oldest from events where dispatched_at is null', [], 'all');
+      const writtenAt = row?.oldest ? decodeTime(row.oldest.slice(row.oldest.indexOf('_') + 1)) : null;
+      return { pending: Number(row?.pending ?? 0), oldestAgeSeconds: writtenAt === null ? 0 : Math.max(0, (Date.now() - writtenAt) / 1000) };
     }),
 
     drainOutbox: implement(drainOutbox, async function (this: EventsThis) {

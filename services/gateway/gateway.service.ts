@@ -34,6 +34,8 @@ import { exhaustRateLimit } from './rate-limit.contract.ts';
 import { openapi, errorCatalogue, errorPage, referencePage, referenceScript, llmsTxt } from './gateway.contract.ts';
 import { errorCataloguePage, REFERENCE_PAGE, referenceScriptBytes } from './docs-pages.ts';
 import { implement } from '../shared/contract.ts';
+import { traceIdOfRequest } from '../shared/tracing.ts';
+import { countHttpError, observeHttpRequest, rememberRootSpan, rootSpanTags, tagRootSpan } from './http-observability.ts';
 
 type Req = IncomingMessage & {
   $requestId?: string;
@@ -58,12 +60,14 @@ interface GatewayAlias {
 
 const config = loadConfig();
 
-/** Every response, error or not, carries the request id; it is minted once per request. */
+/**
+ * Every response, error or not, carries the request id; it is minted once per request (when the
+ * request enters the gateway, see rootCallOptions). Set again on the way out: moleculer-web writes
+ * its own context's id in the same header first.
+ */
 function requestIdOf(req: Req, res: ServerResponse): string {
-  if (!req.$requestId) {
-    req.$requestId = newId('request');
-    if (!res.headersSent) res.setHeader('X-Request-Id', req.$requestId);
-  }
+  req.$requestId ??= newId('request');
+  if (!res.headersSent) res.setHeader('X-Request-Id', req.$requestId);
   return req.$requestId;
 }
 
@@ -99,6 +103,8 @@ interface GatewayVars {
   principals: PrincipalCache;
   /** White-label custom domains: which organization a request's host serves (services/gateway/custom-domains.ts). */
   customDomains: CustomDomains;
+  /** One line per answered request (EINV_ACCESS_LOG=true). */
+  accessLog?: { info(...args: unknown[]): void };
 }
 
 /** What moleculer-web's mixin provides that we call. */
@@ -117,7 +123,22 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     log4XXResponses: false,
     logRequest: 'debug',
     logResponse: 'debug',
+    // Never at any level: params carry documents, keys and client secrets; responses one-time secrets.
+    logRequestParams: null,
+    logResponseData: null,
     etag: false,
+    /**
+     * Runs as a request enters, before any route: mints its id, makes the id the trace's (every span
+     * of the request, in every process, carries it) and the meta every call inherits (log lines), and
+     * counts the request once answered (metrics).
+     */
+    rootCallOptions(this: { broker: Context['broker']; accessLog?: { info(...args: unknown[]): void } }, options: { requestID?: string; meta?: Record<string, unknown> }, req: Req, res: ServerResponse) {
+      const t0 = performance.now();
+      const requestId = requestIdOf(req, res);
+      options.requestID = traceIdOfRequest(requestId);
+      options.meta = { requestId };
+      observeHttpRequest(this.broker, req, res, t0, this.accessLog);
+    },
     routes: [
       {
         // Connectors' push-receive routes: outside /v1 and its key auth; each route authenticates its caller.
@@ -127,6 +148,13 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         bodyParsers: false,
         authentication: false,
         authorization: false,
+        use: [
+          function stampRequestId(req: Req, res: ServerResponse, next: () => void) {
+            requestIdOf(req, res);
+            rememberRootSpan(req);
+            next();
+          },
+        ],
         aliases: Object.fromEntries(['GET', 'POST', 'PUT'].map((method) => [`${method} /:connectorId/:route`, function connectorRoute(this: { broker: Context['broker'] }, req: Req, res: ServerResponse) {
           // Answered here; moleculer-web's next() is never called, so no action runs after it.
           void connectorRouteHandler(this.broker, config)(req, res);
@@ -160,6 +188,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           function readRequest(req: Req, res: ServerResponse, next: (err?: unknown) => void) {
             req.$t0 = performance.now();
             requestIdOf(req, res);
+            rememberRootSpan(req);
             const method = req.method ?? 'GET';
             if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || method === 'OPTIONS') return next();
             const pathname = (req.url ?? '').split('?')[0]!;
@@ -190,14 +219,20 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         },
       },
     ],
-    onError(this: { logger: Context['broker']['logger']; guarantees: GatewayGuarantees; authFailures: AuthFailureThrottle }, req: Req, res: ServerResponse, err: unknown) {
+    onError(this: { broker: Context['broker']; logger: Context['broker']['logger']; guarantees: GatewayGuarantees; authFailures: AuthFailureThrottle }, req: Req, res: ServerResponse, err: unknown) {
       const requestId = requestIdOf(req, res);
       // A wrong client secret counts against the address and the client id; the next attempt is checked (authorize).
       if (req.$alias?.binding.clientAuthentication && isAuthFailure(err)) void this.authFailures.fail(clientAuthenticationKeys(req), err);
       // An Idempotency-Key seen before: the stored response, not an error.
-      if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) return;
+      if (this.guarantees.replay(err, res, req.$limitHeaders ?? {})) {
+        tagRootSpan(req, res.statusCode);
+        return;
+      }
       const out = req.$alias?.binding.errorFormat === 'oauth' ? formatOAuthError(err, requestId, req.$limitHeaders) : formatError(err, requestId, config.docsUrl, req.$limitHeaders);
       this.guarantees.noteError(req as unknown as GuardedRequest, out.body);
+      const code = (out.body as { error?: { code?: unknown } | string }).error;
+      countHttpError(this.broker, req, typeof code === 'string' ? code : typeof code?.code === 'string' ? code.code : 'UNKNOWN');
+      tagRootSpan(req, out.status);
       if (out.internal) this.logger.error(`[${requestId}] ${req.method} ${req.url}:`, err);
       if (res.headersSent) return res.end();
       res.writeHead(out.status, out.headers);
@@ -208,7 +243,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   actions: {
     // An HTTP request is one attempt: when a call inside it times out, that call's own retries have
     // run; re-running the whole request (a send, a payment) would do its work twice.
-    rest: { retryPolicy: { enabled: false } },
+    // Its span is the trace's root: named by method, tagged with the request id, route template and status.
+    rest: { retryPolicy: { enabled: false }, tracing: { spanName: (ctx: Context) => `HTTP ${(ctx.params as { req: Req }).req.method}`, tags: rootSpanTags } },
     openapi: implement(openapi, async function (this: { openapiDocument: Record<string, unknown> }) {
       return this.openapiDocument;
     }),
@@ -256,6 +292,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     this.guarantees = new GatewayGuarantees(this.broker, config);
     this.principals = new PrincipalCache(config.credentials.principalCacheTtlMs);
     this.customDomains = new CustomDomains([config.customDomainTarget, new URL(config.publicUrl).hostname]);
+    if (config.observability.accessLog) this.accessLog = this.broker.getLogger('access', { svc: 'gateway' });
     // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
     // client pool) never reuses a socket we are closing at that very moment (ECONNRESET).
     const server = (this as unknown as { server?: { keepAliveTimeout: number; headersTimeout: number } }).server;

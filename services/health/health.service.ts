@@ -4,7 +4,9 @@ import { implement } from '../shared/contract.ts';
 import { maybeDatabaseOf } from '../shared/persistence/database.ts';
 import { brokerOptions } from '../../moleculer.config.ts';
 import { CircuitBoard, type BreakerEvent } from './circuit-board.ts';
-import { liveness, readiness, contracts, CHECK_CONTRACT_ACTION, type ContractStatus, type Readiness } from './health.contract.ts';
+import { loadConfig } from '../shared/config.ts';
+import { sampleWhileMetricsOn, setMetric } from '../shared/metrics.ts';
+import { liveness, readiness, contracts, CHECK_CONTRACT_ACTION, type CircuitState, type ContractStatus, type Readiness } from './health.contract.ts';
 
 const DB_CHECK_TIMEOUT_MS = 2_000;
 
@@ -12,7 +14,10 @@ interface HealthState {
   board: CircuitBoard;
   contractResults: Map<string, ContractStatus>;
   cronTask?: ScheduledTask;
+  stopCircuitSampler?: () => void;
 }
+
+const CIRCUIT_GAUGE: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
 
 /** Marks the HTTP answer 503 without turning it into an error envelope (the spec's health shape). */
 function degradedStatus(ctx: Context, degraded: boolean): void {
@@ -36,6 +41,7 @@ async function checkDatabase(broker: Context['broker']): Promise<Readiness['data
 
 interface HealthMethods {
   trackAdapters(): void;
+  publishCircuits(): void;
   runContractChecks(): Promise<void>;
   connectorHealth(): Promise<NonNullable<Readiness['connectors']>>;
 }
@@ -55,23 +61,32 @@ const HealthService: ServiceSchema<ServiceSettingSchema, HealthMethods, { state:
   },
 
   started() {
+    // Adapters appear as they register (other processes join later): the gauge follows on each poll.
+    this.state.stopCircuitSampler = sampleWhileMetricsOn(this.broker, loadConfig().observability.metrics?.pollMs, async () => {
+      this.trackAdapters();
+      this.publishCircuits();
+    });
     // Checks the tracked upstream contracts once a minute (override with EINV_CONTRACT_CHECK_CRON).
     this.state.cronTask = schedule(process.env.EINV_CONTRACT_CHECK_CRON ?? '* * * * *', () => this.runContractChecks(), { noOverlap: true });
   },
 
   async stopped() {
+    this.state.stopCircuitSampler?.();
     await this.state.cronTask?.stop();
   },
 
   events: {
     '$circuit-breaker.opened'(ctx: Context<BreakerEvent>) {
       this.state.board.opened(ctx.params, Date.now());
+      this.publishCircuits();
     },
     '$circuit-breaker.half-opened'(ctx: Context<BreakerEvent>) {
       this.state.board.halfOpened(ctx.params);
+      this.publishCircuits();
     },
     '$circuit-breaker.closed'(ctx: Context<BreakerEvent>) {
       this.state.board.closed(ctx.params);
+      this.publishCircuits();
     },
   },
 
@@ -104,6 +119,14 @@ const HealthService: ServiceSchema<ServiceSettingSchema, HealthMethods, { state:
   },
 
   methods: {
+    /** Each adapter's circuit as a gauge (0 closed, 1 half-open, 2 open), on every change and every poll. */
+    publishCircuits() {
+      if (!this.broker.isMetricsEnabled()) return;
+      for (const [service, view] of Object.entries(this.state.board.view(Date.now()))) {
+        setMetric(this.broker, 'circuitState', CIRCUIT_GAUGE[view.state], { service });
+      }
+    },
+
     /** Adapters are the broker-level dependencies: list them as closed until a breaker says otherwise. */
     trackAdapters() {
       for (const svc of this.broker.registry.getServiceList({ onlyAvailable: false, skipInternal: true }) as Array<{ name: string }>) {

@@ -135,6 +135,46 @@ export interface AppConfig {
   inputLimits: InputLimits;
   /** Peppol Reporting (services/reporting): the monthly TSR and EUSR of this access point. */
   peppolReporting: PeppolReportingConfig;
+  /** Metrics and traces (wired into the broker by moleculer.config.ts). */
+  observability: ObservabilityConfig;
+}
+
+export interface ObservabilityConfig {
+  /** Prometheus exposition of this process at `GET /metrics` on its own port; unset: metrics are off. */
+  metrics: { port: number; host: string; token: string | undefined; pollMs: number } | undefined;
+  /** Zipkin v2 JSON spans POSTed to `<url>/api/v2/spans`; unset: tracing is off. */
+  tracing: { url: string; sampleRate: number; flushMs: number } | undefined;
+  /** One log line per answered request (method, route template, status, duration, request and organization ids). */
+  accessLog: boolean;
+}
+
+function fraction(name: string, fallback: number): number {
+  const raw = str(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new Error(`${name} must be a number from 0 to 1, got "${raw}"`);
+  return value;
+}
+
+/** Read when the broker is configured, so a test can set the variables before it starts an app. */
+export function observabilityConfig(): ObservabilityConfig {
+  const metricsPort = str('EINV_METRICS_PORT');
+  const tracingUrl = str('EINV_TRACING_URL');
+  if (tracingUrl !== undefined && !/^https?:\/\/[^/]/.test(tracingUrl)) throw new Error(`EINV_TRACING_URL must be an http(s) URL (a Zipkin-compatible collector), got "${tracingUrl}"`);
+  return {
+    metrics: metricsPort === undefined ? undefined : {
+      port: int('EINV_METRICS_PORT', 9464),
+      host: str('EINV_METRICS_HOST') ?? str('HOST') ?? '0.0.0.0',
+      token: str('EINV_METRICS_TOKEN'),
+      pollMs: Math.max(100, int('EINV_METRICS_POLL_MS', 5_000)),
+    },
+    tracing: tracingUrl === undefined ? undefined : {
+      url: tracingUrl.replace(/\/+$/, ''),
+      sampleRate: fraction('EINV_TRACING_SAMPLE_RATE', 1),
+      flushMs: Math.max(50, int('EINV_TRACING_FLUSH_MS', 5_000)),
+    },
+    accessLog: str('EINV_ACCESS_LOG') === 'true',
+  };
 }
 
 export interface PeppolReportingConfig {
@@ -357,5 +397,6 @@ export function loadConfig(): AppConfig {
       },
     },
     peppolReporting: peppolReportingConfig(),
+    observability: observabilityConfig(),
   };
 }

@@ -7,6 +7,7 @@ import { VALIDATION_TASKS, type ValidationInput, type ValidationOutcome } from '
 import { NETWORK_PACKS, rulePacks, validate, validatePeppolReport, type ReportFindingView, type RulePackView, type ValidateParams, type ValidateResult } from './validation.contract.ts';
 import { getRegistry } from './engine/index.ts';
 import { publishedRuleId } from './published-rule-ids.ts';
+import { observeSeconds } from '../shared/metrics.ts';
 import { withJsonLocations } from '../../mappings/index.ts';
 
 function required<T>(value: T | undefined, field: string, format: string): T {
@@ -57,6 +58,7 @@ const ValidationService: ServiceSchema = {
       } catch (err) {
         rethrowAsDomainError(err);
       }
+      for (const [pack, ms] of Object.entries(result.timings ?? {})) observeSeconds(ctx.broker, 'validationPackDuration', ms, { pack });
       // Rules the spec names otherwise (UBL.BE's ubl-BE-NN as BR-BE-NN) keep their official id in `sourceRule`.
       const findings = result.findings.map((f) => ({ ...f, ...publishedRuleId(f.rule), bt: f.bt[0] ?? null, bts: f.bt }));
       return {

@@ -62,8 +62,15 @@ function validateZugferd1(deposit: AutoDeposit, options: ValidateOptions): Valid
     customizationId: structural.customizationId,
     packs: rules.packs,
     findings: [...structural.findings, ...rules.findings],
+    timings: sumTimings(structural.timings, rules.timings),
     renderedXml: form.xml,
   };
+}
+
+function sumTimings(...parts: Array<Record<string, number> | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of parts) for (const [step, ms] of Object.entries(part ?? {})) out[step] = (out[step] ?? 0) + ms;
+  return out;
 }
 
 /** The Peppol Reporting rules on a TSR or EUSR (services/validation/engine/reporting.ts): its findings, empty when valid. */

@@ -6,7 +6,7 @@
  * attempt, then records the outcome and completes or reschedules the row in one transaction. After
  * the 8th failed attempt of a delivery the webhook is paused; its events stay in the log for replay.
  */
-import type { Context, Service, ServiceSchema } from 'moleculer';
+import type { Context, Service, ServiceBroker, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
@@ -22,6 +22,7 @@ import { loadConfig } from '../shared/config.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { completeJobs, rescheduleJob, scheduleJobs, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
 import { call } from '../shared/call.ts';
+import { countMetric, observeSeconds } from '../shared/metrics.ts';
 import { API_VERSION, OUTBOX_WRITTEN_EVENT, findEvent, isLogOnly } from '../events/events.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
 import { Webhook } from './webhook.entity.ts';
@@ -159,6 +160,13 @@ async function deliverDue(this: Service, jobs: ClaimedJob[], em: EntityManager):
   if (slow.size >= MAX_SLOW_BATCHES) await Promise.race(slow);
 }
 
+/** One attempt in the delivery metrics: success, http_error (a non-2xx answer) or no_answer. */
+function observeAttempt(broker: ServiceBroker, result: AttemptResult): void {
+  const outcome = result.ok ? 'success' : result.statusCode !== null ? 'http_error' : 'no_answer';
+  countMetric(broker, 'webhookDeliveries', { outcome });
+  observeSeconds(broker, 'webhookDuration', result.latencyMs, { outcome });
+}
+
 async function recordOutcomes(this: Service, em: EntityManager, outcomes: Outcome[]): Promise<void> {
   if (!outcomes.length) return;
   const offsets = new Map<string, number>();
@@ -174,6 +182,7 @@ async function recordOutcomes(this: Service, em: EntityManager, outcomes: Outcom
     if (o.cancelled) { o.d.status = 'cancelled'; o.d.nextAttemptAt = null; done.push(o.job.id); continue; }
     const { d, hook, attempt, result } = o as Required<Outcome>;
     recordAttempt(d, attempt, result);
+    observeAttempt(this.broker, result);
     if (result.ok) {
       d.status = 'succeeded';
       d.deliveredAt = result.at;
@@ -393,6 +402,7 @@ const WebhooksService: ServiceSchema = {
       const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
         { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt: 1 }, loadConfig().events.webhookTimeoutMs);
       recordAttempt(d, 1, result);
+      observeAttempt(ctx.broker, result);
       d.status = result.ok ? 'succeeded' : 'failed';
       d.deliveredAt = result.ok ? result.at : null;
       await em.flush();

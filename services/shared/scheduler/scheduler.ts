@@ -77,6 +77,23 @@ export async function claimDueJobs(em: EntityManager, kinds: readonly string[], 
   return rows.map((r) => ({ id: r.id, kind: r.kind, ref: r.ref, companyId: r.company_id, dueAt: new Date(r.due_at), claims: r.claims }));
 }
 
+/** Jobs of each kind due now (in their company's business time) and not leased: the scheduler's backlog. */
+export async function countDueJobs(em: EntityManager, kinds: readonly string[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = Object.fromEntries(kinds.map((k) => [k, 0]));
+  if (!kinds.length) return counts;
+  const wall = systemClock.now();
+  const rows = await em.execute<Array<{ kind: string; due: string }>>(
+    `select s.kind, count(*) as due from scheduled_jobs s left join company_clocks c on c.company_id = s.company_id
+     where s.kind in (${placeholders(kinds.length)})
+       and s.due_at <= ?::timestamptz + make_interval(secs => coalesce(c.offset_seconds, 0))
+       and (s.locked_until is null or s.locked_until < ?)
+     group by s.kind`,
+    [...kinds, wall, wall],
+  );
+  for (const r of rows) counts[r.kind] = Number(r.due);
+  return counts;
+}
+
 /** Removes finished jobs. */
 export async function completeJobs(em: EntityManager, ids: readonly string[]): Promise<void> {
   if (!ids.length) return;

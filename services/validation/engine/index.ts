@@ -43,7 +43,12 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
   const customizationId = customizationIdOf(input);
   const profile = profileOf(input.syntax, customizationId);
   const findings: ValidationFinding[] = [];
-  if (!options.skipXsd) findings.push(...validateXsd(input.text, input.syntax));
+  const timings: Record<string, number> = {};
+  let t0 = performance.now();
+  if (!options.skipXsd) {
+    findings.push(...validateXsd(input.text, input.syntax));
+    timings.xsd = performance.now() - t0;
+  }
 
   const syntax: Syntax | null = input.syntax === 'ubl-invoice' || input.syntax === 'ubl-creditnote' ? 'ubl'
     : input.syntax === 'cii' ? 'cii' : input.syntax === 'cdar' ? 'cdar' : null;
@@ -66,6 +71,7 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
       let saxonDoc: unknown;
       let ctx: DocumentContext | undefined;
       for (const f of selected) {
+        t0 = performance.now();
         const mod = engine === 'compiled' ? reg.loadCompiled(f) : null;
         if (mod) {
           ctx ??= new DocumentContext(input.text, indexTree(treeOfParsed(input.doc, input.text)));
@@ -75,6 +81,7 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
           findings.push(...runPack(reg.load(f), saxonDoc));
         }
         packs.push(`${f.pack}@${f.version}`);
+        timings[f.pack] = (timings[f.pack] ?? 0) + performance.now() - t0;
       }
     }
   }
@@ -85,5 +92,6 @@ export function validate(xml: string | Uint8Array, options: ValidateOptions = {}
     customizationId,
     packs,
     findings,
+    timings,
   };
 }

@@ -32,6 +32,8 @@ export interface ValidationResult {
   /** packs that ran, as 'id@version' */
   packs: string[];
   findings: ValidationFinding[];
+  /** Milliseconds each step took: `xsd` and each pack id (the validation-time metric, by pack). */
+  timings?: Record<string, number>;
 }
 
 export interface ValidateOptions {
