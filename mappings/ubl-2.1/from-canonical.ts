@@ -159,18 +159,7 @@ class UblRenderer {
     if (c.totals.vatTotalAccountingCurrency !== undefined && c.vatAccountingCurrency) {
       w.el('cac:TaxTotal', () => this.amount('cbc:TaxAmount', c.totals.vatTotalAccountingCurrency, c.vatAccountingCurrency));
     }
-    const t = c.totals;
-    w.el('cac:LegalMonetaryTotal', () => {
-      this.amount('cbc:LineExtensionAmount', t.lineNetTotal);
-      this.amount('cbc:TaxExclusiveAmount', t.taxExclusive);
-      this.amount('cbc:TaxInclusiveAmount', t.taxInclusive);
-      this.amount('cbc:AllowanceTotalAmount', t.allowanceTotal);
-      this.amount('cbc:ChargeTotalAmount', t.chargeTotal);
-      this.amount('cbc:PrepaidAmount', t.prepaid);
-      this.amount('cbc:PayableRoundingAmount', t.rounding);
-      // UBL requires PayableAmount; a template without BT-115 still gets the XSD's element.
-      this.amount('cbc:PayableAmount', t.payable ?? t.taxInclusive ?? '0.00');
-    });
+    writeLegalMonetaryTotal(w, c.totals, (name, value) => this.amount(name, value));
     c.lines.forEach((line, i) => this.line(line, i));
     w.close(root);
     return w.toString();
@@ -367,6 +356,22 @@ class UblRenderer {
 }
 
 /** Renders the canonical document as a UBL 2.1 Invoice (or CreditNote for credit-note kinds). */
+
+/** BG-22 as UBL's cac:LegalMonetaryTotal, in the schema's order (every UBL invoice writer of ours writes it so). */
+export function writeLegalMonetaryTotal(w: XmlWriter, t: CanonicalInvoice['totals'], amount: (name: string, value: string | undefined) => void): void {
+  w.el('cac:LegalMonetaryTotal', () => {
+    amount('cbc:LineExtensionAmount', t.lineNetTotal);
+    amount('cbc:TaxExclusiveAmount', t.taxExclusive);
+    amount('cbc:TaxInclusiveAmount', t.taxInclusive);
+    amount('cbc:AllowanceTotalAmount', t.allowanceTotal);
+    amount('cbc:ChargeTotalAmount', t.chargeTotal);
+    amount('cbc:PrepaidAmount', t.prepaid);
+    amount('cbc:PayableRoundingAmount', t.rounding);
+    // UBL requires PayableAmount; a template without BT-115 still gets the XSD's element.
+    amount('cbc:PayableAmount', t.payable ?? t.taxInclusive ?? '0.00');
+  });
+}
+
 export function canonicalToUbl(c: CanonicalInvoice): string {
   const docType = c.extensions?.documentType;
   if (docType !== undefined && NON_BILLING_TYPES.has(docType)) {

@@ -21,6 +21,7 @@ import { dec, money } from '../canonical/decimal.ts';
 import { MappingError } from '../errors.ts';
 import { XmlWriter } from '../xml/writer.ts';
 import { CAC_NS, CBC_NS, UBL_INVOICE_NS } from '../ubl-2.1/namespaces.ts';
+import { writeLegalMonetaryTotal } from '../ubl-2.1/from-canonical.ts';
 
 export const EXT_NS = 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2';
 /** What `cac:Signature` and the signature extension name (ZATCA's fixed values). */
@@ -171,17 +172,7 @@ class ZatcaRenderer {
       ]);
     }
     w.el('cac:TaxTotal', () => this.amount('cbc:TaxAmount', sarVat, this.taxCurrency));
-    const t = c.totals;
-    w.el('cac:LegalMonetaryTotal', () => {
-      this.amount('cbc:LineExtensionAmount', t.lineNetTotal);
-      this.amount('cbc:TaxExclusiveAmount', t.taxExclusive);
-      this.amount('cbc:TaxInclusiveAmount', t.taxInclusive);
-      this.amount('cbc:AllowanceTotalAmount', t.allowanceTotal);
-      this.amount('cbc:ChargeTotalAmount', t.chargeTotal);
-      this.amount('cbc:PrepaidAmount', t.prepaid);
-      this.amount('cbc:PayableRoundingAmount', t.rounding);
-      this.amount('cbc:PayableAmount', t.payable ?? t.taxInclusive ?? '0.00');
-    });
+    writeLegalMonetaryTotal(w, c.totals, (name, value) => this.amount(name, value));
     c.lines.forEach((line, i) => this.line(line, i));
     w.close('Invoice');
     return w.toString();
