@@ -4,8 +4,8 @@
  * company per VAT number, the registry's refusals, registration and its publication event, and
  * removal with the documents kept readable.
  */
-import { randomInt } from 'node:crypto';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { randomGermanVat } from '../support/vat.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 
@@ -14,7 +14,7 @@ beforeAll(async () => { t = await startTestApp(); });
 afterAll(async () => { await t.stop(); });
 
 /** A German VAT number (nine digits) that the sandbox registry knows as active. */
-const activeVat = () => `DE${String(randomInt(100_000_000, 999_999_999)).replace(/(0000|9999)$/, '1234')}`;
+const activeVat = randomGermanVat;
 
 async function platform() {
   return bootstrap(t.baseUrl, { keyType: 'platform' });

@@ -4,6 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { randomGermanVat } from '../support/vat.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 
@@ -52,9 +53,9 @@ describe('GET /v1/directory/search', () => {
     const tag = `Q${randomInt(100_000, 999_999)}`;
     const create = async (vatNumber: string, name: string) => (await api(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber, name } })).body;
     const [registered, second, unregistered] = [
-      await create(`DE${randomInt(100_000_000, 999_999_998)}`, `${tag} Alpha GmbH`),
+      await create(randomGermanVat(), `${tag} Alpha GmbH`),
       await create(`NL${randomInt(100_000_000, 999_999_999)}B01`, `${tag} Beta BV`),
-      await create(`DE${randomInt(100_000_000, 999_999_998)}`, `${tag} Gamma GmbH`),
+      await create(randomGermanVat(), `${tag} Gamma GmbH`),
     ];
     for (const c of [registered, second]) expect((await api(t.baseUrl, 'POST', `/v1/companies/${c.id}/register`, { key: org.apiKey })).status).toBe(200);
 

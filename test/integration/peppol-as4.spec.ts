@@ -40,6 +40,7 @@ import { readSignal } from '../../adapters/peppol-kit/as4/messages.ts';
 import { parseStrictXml } from '../../adapters/peppol-kit/dom.ts';
 import { verifySignature } from '../../adapters/peppol-kit/as4/wss.ts';
 import { eventually } from '../support/webhook-receiver.ts';
+import { randomGermanVat } from '../support/vat.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_SMP_MODE = 'test';
@@ -257,7 +258,7 @@ describe('B sends to A', () => {
   beforeAll(async () => {
     const org = await bootstrap(t.baseUrl, { label: 'as4-y', keyType: 'platform' });
     owner = org.apiKey;
-    company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: owner, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+    company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: owner, body: { vatNumber: randomGermanVat() } })).body;
     expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: owner })).status).toBe(200);
     sml.register(company.peppolId, `${t.baseUrl}/smp`);
   });
@@ -409,7 +410,7 @@ describe('Invoice Response (Peppol BIS Invoice Response 3)', () => {
 
   beforeAll(async () => {
     const org = await bootstrap(t.baseUrl, { label: 'as4-ir-buyer', keyType: 'platform' });
-    const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+    const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: randomGermanVat() } })).body;
     expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
     sml.register(company.peppolId, `${t.baseUrl}/smp`);
     buyer = { owner: org.apiKey, company };

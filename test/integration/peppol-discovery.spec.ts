@@ -9,7 +9,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomInt } from 'node:crypto';
 import { selfSignedCertificate } from '../support/certificates.ts';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
@@ -22,6 +21,7 @@ import { X509Certificate } from 'node:crypto';
 import { signedServiceMetadataXml, serviceGroupXml } from '../../services/smp/smp-documents.ts';
 import { DiscoveryClient } from '../../adapters/peppol-kit/discovery.ts';
 import { BILLING_DOCUMENT_TYPES, DOCUMENT_SCHEME, WILDCARD_DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { randomGermanVat } from '../support/vat.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_SMP_MODE = 'test';
@@ -57,7 +57,7 @@ const check = (peppolId: string, documentType = 'invoice') =>
 
 async function registeredCompany(label: string): Promise<{ peppolId: string }> {
   const org = await bootstrap(t.baseUrl, { label, keyType: 'platform' });
-  const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+  const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: randomGermanVat() } })).body;
   expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
   return company;
 }

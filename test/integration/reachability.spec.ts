@@ -19,6 +19,7 @@ import { buildSbd, sbdhFor } from '../../mappings/peppol/sbdh.ts';
 import { packUserMessage } from '../../adapters/peppol-kit/as4/exchange.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import type { ReachabilityView } from '../../services/tenancy/tenancy.contract.ts';
+import { randomGermanVat } from '../support/vat.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_SMP_MODE = 'test';
@@ -71,7 +72,7 @@ afterAll(async () => {
 });
 
 async function company(options: { register: boolean }): Promise<{ id: string; peppolId: string }> {
-  const created = await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: owner, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } });
+  const created = await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: owner, body: { vatNumber: randomGermanVat() } });
   expect(created.status).toBe(201);
   if (options.register) expect((await api(t.baseUrl, 'POST', `/v1/companies/${created.body.id}/register`, { key: owner })).status).toBe(200);
   return created.body;

@@ -10,7 +10,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomInt } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { startSmlDns, type SmlDns } from '../support/sml-dns.ts';
@@ -18,6 +17,7 @@ import { startSmlSimulator, type SmlSimulator } from '../support/sml-simulator.t
 import { smpKeys } from '../../services/smp/smp-keys.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 import { SmlClient, smlEnvelope } from '../../services/smp/sml-client.ts';
+import { randomGermanVat } from '../support/vat.ts';
 
 const SMP_ID = 'EINV-TEST-SMP';
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
@@ -58,7 +58,7 @@ afterAll(async () => {
 
 async function newCompany(label: string) {
   const org = await bootstrap(t.baseUrl, { label, keyType: 'platform' });
-  const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+  const company = (await api<{ id: string; peppolId: string }>(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: randomGermanVat() } })).body;
   return { org, company };
 }
 const smpRegistered = async (key: string, id: string) => (await api<{ smpRegistered: boolean }>(t.baseUrl, 'GET', `/v1/companies/${id}`, { key })).body.smpRegistered;

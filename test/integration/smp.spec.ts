@@ -4,9 +4,9 @@
  * xml-crypto against the certificate in its KeyInfo, and refused once tampered with.
  */
 import { INVOICE_RESPONSE_DOCUMENT_TYPE_ID, INVOICE_RESPONSE_PROFILE_ID } from '../../mappings/peppol/invoice-response.ts';
-import { randomInt } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { randomGermanVat } from '../support/vat.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 // A test-network deployment: its SMP publishes the sandbox companies registered through it.
@@ -32,7 +32,7 @@ function verify(xml: string): { valid: boolean; certificate: string } {
 
 it('publishes a registered company: service group, then signed metadata that verifies; tampering breaks it', async () => {
   const org = await bootstrap(t.baseUrl, { label: 'smp', keyType: 'platform' });
-  const company = (await api(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: `DE${randomInt(100_000_000, 999_999_998)}` } })).body;
+  const company = (await api(t.baseUrl, 'POST', '/v1/companies', { key: org.apiKey, body: { vatNumber: randomGermanVat() } })).body;
   expect((await get(`/smp/${pid(company.peppolId)}`)).status).toBe(404);
   expect((await api(t.baseUrl, 'POST', `/v1/companies/${company.id}/register`, { key: org.apiKey })).status).toBe(200);
 
