@@ -116,7 +116,7 @@ class UblRenderer {
       const t = c.taxRepresentative;
       w.el('cac:TaxRepresentativeParty', () => {
         w.el('cac:PartyName', () => w.leaf('cbc:Name', t.name));
-        this.address('cac:PostalAddress', t.address);
+        writePostalAddress(this.w, 'cac:PostalAddress', t.address);
         w.el('cac:PartyTaxScheme', () => {
           w.leaf('cbc:CompanyID', t.vatId);
           w.el('cac:TaxScheme', () => w.leaf('cbc:ID', 'VAT'));
@@ -130,7 +130,7 @@ class UblRenderer {
         if (d.locationId || d.address) {
           w.el('cac:DeliveryLocation', () => {
             if (d.locationId) w.leaf('cbc:ID', d.locationId.value, schemeAttr(d.locationId));
-            if (d.address) this.address('cac:Address', d.address);
+            if (d.address) writePostalAddress(this.w, 'cac:Address', d.address);
           });
         }
         if (d.partyName !== undefined) w.el('cac:DeliveryParty', () => w.el('cac:PartyName', () => w.leaf('cbc:Name', d.partyName)));
@@ -173,18 +173,6 @@ class UblRenderer {
     });
   }
 
-  private address(name: string, a: Address): void {
-    const { w } = this;
-    w.el(name, () => {
-      w.leaf('cbc:StreetName', a.line1);
-      w.leaf('cbc:AdditionalStreetName', a.line2);
-      w.leaf('cbc:CityName', a.city);
-      w.leaf('cbc:PostalZone', a.postalCode);
-      w.leaf('cbc:CountrySubentity', a.subdivision);
-      if (a.line3 !== undefined) w.el('cac:AddressLine', () => w.leaf('cbc:Line', a.line3));
-      if (a.country !== undefined) w.el('cac:Country', () => w.leaf('cbc:IdentificationCode', a.country));
-    });
-  }
 
   private contact(ct: Contact): void {
     const { w } = this;
@@ -202,7 +190,7 @@ class UblRenderer {
       for (const id of p.identifiers ?? []) w.el('cac:PartyIdentification', () => w.leaf('cbc:ID', id.value, schemeAttr(id)));
       if (p.tradingName !== undefined) w.el('cac:PartyName', () => w.leaf('cbc:Name', p.tradingName));
       // UBL requires an address on the party when any is present; Peppol requires BG-5/BG-8 always.
-      this.address('cac:PostalAddress', p.address ?? {});
+      writePostalAddress(this.w, 'cac:PostalAddress', p.address ?? {});
       if (p.vatId !== undefined) {
         w.el('cac:PartyTaxScheme', () => {
           w.leaf('cbc:CompanyID', p.vatId);
@@ -356,6 +344,19 @@ class UblRenderer {
 }
 
 /** Renders the canonical document as a UBL 2.1 Invoice (or CreditNote for credit-note kinds). */
+
+/** A postal address (BG-5, BG-8, BG-12, BG-15) as UBL's address aggregate, in the schema's order. */
+export function writePostalAddress(w: XmlWriter, name: string, a: Address): void {
+  w.el(name, () => {
+    w.leaf('cbc:StreetName', a.line1);
+    w.leaf('cbc:AdditionalStreetName', a.line2);
+    w.leaf('cbc:CityName', a.city);
+    w.leaf('cbc:PostalZone', a.postalCode);
+    w.leaf('cbc:CountrySubentity', a.subdivision);
+    if (a.line3 !== undefined) w.el('cac:AddressLine', () => w.leaf('cbc:Line', a.line3));
+    if (a.country !== undefined) w.el('cac:Country', () => w.leaf('cbc:IdentificationCode', a.country));
+  });
+}
 
 /** BG-22 as UBL's cac:LegalMonetaryTotal, in the schema's order (every UBL invoice writer of ours writes it so). */
 export function writeLegalMonetaryTotal(w: XmlWriter, t: CanonicalInvoice['totals'], amount: (name: string, value: string | undefined) => void): void {

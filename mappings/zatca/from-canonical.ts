@@ -16,12 +16,12 @@
  * Names are written as given: Arabic (or both scripts) travels as UTF-8. Element order is the UBL
  * 2.1 schema's (the output is XSD-valid; test/unit/mappings/zatca.spec.ts).
  */
-import type { Address, AllowanceCharge, CanonicalInvoice, Line, Party } from '../canonical/model.ts';
+import type { AllowanceCharge, CanonicalInvoice, Line, Party } from '../canonical/model.ts';
 import { dec, money } from '../canonical/decimal.ts';
 import { MappingError } from '../errors.ts';
 import { XmlWriter } from '../xml/writer.ts';
 import { CAC_NS, CBC_NS, UBL_INVOICE_NS } from '../ubl-2.1/namespaces.ts';
-import { writeLegalMonetaryTotal } from '../ubl-2.1/from-canonical.ts';
+import { writeLegalMonetaryTotal, writePostalAddress } from '../ubl-2.1/from-canonical.ts';
 
 export const EXT_NS = 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2';
 /** What `cac:Signature` and the signature extension name (ZATCA's fixed values). */
@@ -132,7 +132,7 @@ class ZatcaRenderer {
     if (supplyDate !== undefined || c.delivery?.address) {
       w.el('cac:Delivery', () => {
         w.leaf('cbc:ActualDeliveryDate', supplyDate);
-        if (c.delivery?.address) w.el('cac:DeliveryLocation', () => this.address('cac:Address', c.delivery!.address!));
+        if (c.delivery?.address) w.el('cac:DeliveryLocation', () => writePostalAddress(this.w, 'cac:Address', c.delivery!.address!));
       });
     }
     const pi = c.paymentInstructions;
@@ -178,18 +178,6 @@ class ZatcaRenderer {
     return w.toString();
   }
 
-  private address(name: string, a: Address): void {
-    const { w } = this;
-    w.el(name, () => {
-      w.leaf('cbc:StreetName', a.line1);
-      w.leaf('cbc:AdditionalStreetName', a.line2);
-      w.leaf('cbc:CityName', a.city);
-      w.leaf('cbc:PostalZone', a.postalCode);
-      w.leaf('cbc:CountrySubentity', a.subdivision);
-      if (a.line3 !== undefined) w.el('cac:AddressLine', () => w.leaf('cbc:Line', a.line3));
-      if (a.country !== undefined) w.el('cac:Country', () => w.leaf('cbc:IdentificationCode', a.country));
-    });
-  }
 
   private party(p: Party, isSeller: boolean): void {
     const { w } = this;
@@ -197,7 +185,7 @@ class ZatcaRenderer {
       // The seller's other identifier (BR-KSA-08): its commercial registration when the invoice has one.
       if (isSeller && p.legalRegistration) w.el('cac:PartyIdentification', () => w.leaf('cbc:ID', p.legalRegistration!.value, { schemeID: 'CRN' }));
       for (const id of p.identifiers ?? []) w.el('cac:PartyIdentification', () => w.leaf('cbc:ID', id.value, id.scheme !== undefined ? { schemeID: id.scheme } : undefined));
-      if (p.address) this.address('cac:PostalAddress', p.address);
+      if (p.address) writePostalAddress(this.w, 'cac:PostalAddress', p.address);
       const vat = isSeller ? zatcaVatNumber(p.vatId) : p.vatId?.replace(/^SA(?=3\d{13}3$)/, '');
       if (vat !== undefined) {
         w.el('cac:PartyTaxScheme', () => {
