@@ -7,7 +7,7 @@
  */
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { issuers, type Issuers } from '../support/issuers.ts';
-import { startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
+import { frPpfEnv, startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
@@ -26,9 +26,7 @@ beforeAll(async () => {
   ppf = await startPpfSimulator();
   Object.assign(process.env, {
     EINV_CONNECTORS: 'sandbox-network,fr-ppf',
-    EINV_CONNECTOR_FR_PPF_BASE_URL: ppf.url, EINV_CONNECTOR_FR_PPF_TOKEN_URL: ppf.tokenUrl,
-    EINV_CONNECTOR_FR_PPF_CLIENT_ID: ppf.clientId, EINV_CONNECTOR_FR_PPF_CLIENT_SECRET: ppf.clientSecret,
-    EINV_CONNECTOR_FR_PPF_ACK_POLL_MS: '50',
+    ...frPpfEnv(ppf),
   });
   t = await startTestApp();
   [off, on, buyerOrg] = [await issuers(t.baseUrl, [seller.vatNumber], 'fr-off'), await issuers(t.baseUrl, [seller.vatNumber], 'fr-on'), await bootstrap(t.baseUrl, { label: 'fr-buyer' })];

@@ -11,7 +11,7 @@
 import { randomInt } from 'node:crypto';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { startLoopbackPeppol, startRemoteAccessPoint, startRemoteSmp, type LoopbackPeppol, type RemoteAccessPoint, type RemoteSmp } from '../support/peppol-network.ts';
-import { startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
+import { frPpfEnv, startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 import peppolAs4 from '../../adapters/peppol-as4/peppol-as4.connector.ts';
 import type { LifecycleResponse, OutboundMessage } from '../../adapters/sdk/index.ts';
@@ -48,8 +48,7 @@ beforeAll(async () => {
   ppf = await startPpfSimulator();
   Object.assign(process.env, {
     EINV_CONNECTORS: 'sandbox-network,peppol-as4,fr-ppf',
-    EINV_CONNECTOR_FR_PPF_BASE_URL: ppf.url, EINV_CONNECTOR_FR_PPF_TOKEN_URL: ppf.tokenUrl,
-    EINV_CONNECTOR_FR_PPF_CLIENT_ID: ppf.clientId, EINV_CONNECTOR_FR_PPF_CLIENT_SECRET: ppf.clientSecret, EINV_CONNECTOR_FR_PPF_ACK_POLL_MS: '50',
+    ...frPpfEnv(ppf),
   });
   t = await startTestApp();
   b = await startRemoteAccessPoint(net, net.pki.ap2, [

@@ -9,7 +9,7 @@
  */
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { issuers, type Issuers } from '../support/issuers.ts';
-import { startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
+import { frPpfEnv, startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 import { validate } from '../../services/validation/engine/index.ts';
 import { readCdar } from '../../mappings/index.ts';
@@ -29,9 +29,7 @@ beforeAll(async () => {
   ppf = await startPpfSimulator();
   Object.assign(process.env, {
     EINV_CONNECTORS: 'sandbox-network,fr-ppf',
-    EINV_CONNECTOR_FR_PPF_BASE_URL: ppf.url, EINV_CONNECTOR_FR_PPF_TOKEN_URL: ppf.tokenUrl,
-    EINV_CONNECTOR_FR_PPF_CLIENT_ID: ppf.clientId, EINV_CONNECTOR_FR_PPF_CLIENT_SECRET: ppf.clientSecret,
-    EINV_CONNECTOR_FR_PPF_ACK_POLL_MS: '50',
+    ...frPpfEnv(ppf),
   });
   t = await startTestApp();
   [supplier, buyerOrg] = [await issuers(t.baseUrl, [seller.vatNumber], 'fr-supplier'), await bootstrap(t.baseUrl, { label: 'fr-buyer' })];

@@ -13,7 +13,7 @@ import { connectorService } from '../../services/connectors/connector-service.ts
 import { connectorSettings } from '../../services/shared/connector-settings.ts';
 import { freePort } from '../support/servers.ts';
 import { frenchInvoice } from '../support/french-invoice.ts';
-import { startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
+import { frPpfEnv, startPpfSimulator, type PpfSimulator } from '../support/ppf-simulator.ts';
 
 let ppf: PpfSimulator;
 const brokers: ServiceBroker[] = [];
@@ -27,12 +27,8 @@ afterAll(async () => {
 /** Starts adapter.fr-ppf the way discovery does, with these connector variables. */
 async function startAdapter(env: Record<string, string> = {}): Promise<ServiceBroker> {
   const vars = {
-    EINV_CONNECTOR_FR_PPF_BASE_URL: ppf.url,
-    EINV_CONNECTOR_FR_PPF_TOKEN_URL: ppf.tokenUrl,
-    EINV_CONNECTOR_FR_PPF_CLIENT_ID: ppf.clientId,
-    EINV_CONNECTOR_FR_PPF_CLIENT_SECRET: ppf.clientSecret,
+    ...frPpfEnv(ppf),
     EINV_CONNECTOR_FR_PPF_TIMEOUT_MS: '5000',
-    EINV_CONNECTOR_FR_PPF_ACK_POLL_MS: '50',
     ...env,
   };
   Object.assign(process.env, vars);

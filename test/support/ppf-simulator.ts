@@ -181,3 +181,12 @@ export async function startPpfSimulator(options: { clientId?: string; clientSecr
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
+
+/** The fr-ppf connector's variables for this simulator (token and deposit endpoints, its client, quick acknowledgement polls). */
+export function frPpfEnv(sim: PpfSimulator): Record<string, string> {
+  return {
+    EINV_CONNECTOR_FR_PPF_BASE_URL: sim.url, EINV_CONNECTOR_FR_PPF_TOKEN_URL: sim.tokenUrl,
+    EINV_CONNECTOR_FR_PPF_CLIENT_ID: sim.clientId, EINV_CONNECTOR_FR_PPF_CLIENT_SECRET: sim.clientSecret,
+    EINV_CONNECTOR_FR_PPF_ACK_POLL_MS: '50',
+  };
+}
