@@ -11,7 +11,6 @@ import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
 import { completeJobs, releaseJobs, rescheduleJob, type ClaimedJob } from '../shared/scheduler/scheduler.ts';
 import { call } from '../shared/call.ts';
 import { companyClock } from '../shared/clock.ts';
-import { loadConfig } from '../shared/config.ts';
 import { storable } from '../shared/pg-text.ts';
 import { adapterContracts, registeredManifests } from '../connectors/adapters.contract.ts';
 import { connectorSettings } from '../shared/connector-settings.ts';
@@ -20,6 +19,7 @@ import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
 import { ConnectorSlots } from './connector-slots.ts';
+import { connectorCallTimeoutMs, retryDelayMs } from './connector-timing.ts';
 import { countMetric, observeSeconds } from '../shared/metrics.ts';
 
 export const DELIVER_JOB = 'document.deliver';
@@ -35,11 +35,6 @@ function payloadOf(doc: Document): OutboundMessage['payload'] {
     ...(doc.normalized ? { normalized: doc.normalized } : {}),
     ...(doc.hasPdf ? { pdf: true } : {}),
   } as OutboundMessage['payload'];
-}
-
-function retryDelayMs(attempt: number): number {
-  const base = loadConfig().documents.deliveryRetryMs;
-  return Math.min(base * 2 ** (attempt - 1), 6 * 3_600_000);
 }
 
 /** A claimed job's first wave of outcomes is awaited this long; slower ones are recorded when they end. */
@@ -97,19 +92,13 @@ export async function deliverDue(this: DeliveryThis, jobs: ClaimedJob[], em: Ent
   while (inflight.size >= MAX_PENDING_DELIVERIES) await Promise.race(inflight);
 }
 
-/** How long a connector may take to answer: within the job's lease, so nobody else claims it meanwhile. */
-function deliveryTimeoutMs(): number {
-  const cfg = loadConfig();
-  return Math.max(1_000, Math.min(cfg.documents.deliveryTimeoutMs, cfg.events.schedulerLeaseMs - 5_000));
-}
-
 /** Claim (done by the scheduler), call the connector with no transaction or connection held, then record. */
 async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Promise<void> {
   const seen = await em.fork().findOne(Document, { id: job.ref });
   if (!seen || seen.deliveryStatus !== 'pending' || !seen.connectorId) { await completeJobs(em.fork(), [job.id]); return; }
   const adapter = adapterContracts(seen.connectorId);
   const waitingForConfirmation = seen.connectorMessageId !== null;
-  const options = { timeout: deliveryTimeoutMs(), retries: 0 };
+  const options = { timeout: connectorCallTimeoutMs(), retries: 0 };
 
   let outcome: SendResult | StatusResult;
   const startedAt = performance.now();

@@ -18,12 +18,12 @@ import { recordEvent, type OutboxEventInput } from '../../mixins/outbox.mixin.ts
 import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
 import { completeJobs, rescheduleJob, type ClaimedJob, type JobInput } from '../shared/scheduler/scheduler.ts';
 import { companyClock } from '../shared/clock.ts';
-import { loadConfig } from '../shared/config.ts';
 import { storable } from '../shared/pg-text.ts';
 import { responseCodeOf } from '../../mappings/peppol/invoice-response.ts';
 import { Document, type FollowUpOutcome, type LifecycleEntry } from './document.entity.ts';
 import { FRENCH_STATUSES } from './lifecycle.ts';
 import { isFrenchReform } from './reform.ts';
+import { connectorCallTimeoutMs, retryDelayMs } from './connector-timing.ts';
 
 export const FOLLOW_UP_JOB = 'document.follow-up';
 /** Tries before a follow-up the network keeps refusing for now is recorded as failed. */
@@ -76,18 +76,9 @@ function parseRef(ref: string): { documentId: string; index: number; target: Tar
   return m ? { documentId: m[1]!, index: Number(m[2]), target: m[3] as Target } : null;
 }
 
-function retryDelayMs(attempt: number): number {
-  return Math.min(loadConfig().documents.deliveryRetryMs * 2 ** (attempt - 1), 6 * 3_600_000);
-}
-
-function timeoutMs(): number {
-  const cfg = loadConfig();
-  return Math.max(1_000, Math.min(cfg.documents.deliveryTimeoutMs, cfg.events.schedulerLeaseMs - 5_000));
-}
-
 /** A connector call with the follow-up's time budget: within the job's lease, so nobody else claims it meanwhile. */
 export function followUpCallOptions(): { timeout: number; retries: number } {
-  return { timeout: timeoutMs(), retries: 0 };
+  return { timeout: connectorCallTimeoutMs(), retries: 0 };
 }
 
 export async function runFollowUps(this: Service, jobs: ClaimedJob[], em: EntityManager): Promise<void> {
