@@ -101,3 +101,11 @@ export function accessPointOf(host: ConnectorHost): AccessPoint {
   accessPoints.set(host, ap);
   return ap;
 }
+
+/**
+ * The country of this access point: its certificate's C=, else the `countryC1` option (empty when
+ * neither says): the SBDH COUNTRY_C1 of the messages it originates itself (MLS, responses, reports).
+ */
+export function countryOfAccessPoint(ap: AccessPoint, host: ConnectorHost): string {
+  return /^C=([A-Z]{2})$/m.exec(ap.identity!.certificate.subject)?.[1] ?? String(host.config.countryC1 ?? '');
+}

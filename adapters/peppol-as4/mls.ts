@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AcceptResult, ConnectorHost } from '../sdk/index.ts';
 import type { SbdhHeader } from '../../mappings/peppol/sbdh.ts';
 import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID, spidOfSeat, type MlsLine } from '../../mappings/peppol/mls.ts';
-import type { AccessPoint } from './access-point.ts';
+import { countryOfAccessPoint, type AccessPoint } from './access-point.ts';
 import type { Outcome } from './documents.ts';
 import { destinationOf, exchangeWith } from './outbound.ts';
 
@@ -53,7 +53,7 @@ async function sendMls(host: ConnectorHost, ap: AccessPoint, mls: MlsToSend): Pr
   const xml = buildMls({ responseCode: mls.responseCode, id, now: host.clock.now(), senderSpid: ours, receiverSpid: mls.to, referencedMessage: { instanceIdentifier: mls.instanceIdentifier }, lines: mls.lines });
   const dest = await destinationOf(host, ap, mls.to, MLS_DOCUMENT_TYPE_ID, 'MLS');
   // C1 of an MLS is this access point: its country is its certificate's.
-  const country = /^C=([A-Z]{2})$/m.exec(identity.certificate.subject)?.[1] ?? String(host.config.countryC1 ?? '');
+  const country = countryOfAccessPoint(ap, host);
   const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
     documentXml: xml, sender: ours, receiver: mls.to, documentTypeId: MLS_DOCUMENT_TYPE_ID, processId: MLS_PROCESS_ID,
     countryC1: country, countryC1Fallback: country, instanceIdentifier: id, now: host.clock.now().toISOString(),

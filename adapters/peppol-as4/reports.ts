@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { ConnectorError, type ConnectorHost, type ReportMessage, type ReportResult } from '../sdk/index.ts';
 import { EUSR_DOCUMENT_TYPE_ID, REPORTING_PROCESS, TSR_DOCUMENT_TYPE_ID } from '../../mappings/peppol/reporting.ts';
 import { spidOfSeat } from '../../mappings/peppol/mls.ts';
-import { accessPointOf } from './access-point.ts';
+import { accessPointOf, countryOfAccessPoint } from './access-point.ts';
 import type { Outcome } from './documents.ts';
 import { destinationOf, exchangeWith } from './outbound.ts';
 
@@ -36,7 +36,7 @@ export async function reportOverAs4(msg: ReportMessage, host: ConnectorHost): Pr
   const receiver = msg.recipient ?? OPENPEPPOL_REPORTING_RECEIVER;
   const dest = await destinationOf(host, ap, receiver, documentTypeId, 'Peppol Reporting');
   const id = `rep-${createHash('sha256').update(msg.reportId).digest('hex').slice(0, 32)}`;
-  const country = /^C=([A-Z]{2})$/m.exec(ap.identity.certificate.subject)?.[1] ?? (String(host.config.countryC1 ?? '') || 'BE');
+  const country = countryOfAccessPoint(ap, host) || 'BE';
   const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
     documentXml: xml, sender, receiver, documentTypeId, processId: REPORTING_PROCESS.value,
     countryC1: country, countryC1Fallback: country, instanceIdentifier: id, now: host.clock.now().toISOString(),

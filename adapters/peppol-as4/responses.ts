@@ -20,7 +20,7 @@ import {
 import { As4Error, PEPPOL } from '../peppol-kit/as4/ebms.ts';
 import type { UnpackedMessage } from '../peppol-kit/as4/exchange.ts';
 import { receiptXml } from '../peppol-kit/as4/messages.ts';
-import { accessPointOf, type AccessPoint } from './access-point.ts';
+import { accessPointOf, countryOfAccessPoint, type AccessPoint } from './access-point.ts';
 import type { Outcome, ReceivedDocument } from './documents.ts';
 import { destinationOf, exchangeWith, type Destination } from './outbound.ts';
 import { CDAR_PEPPOL_DOCUMENT_TYPE, CDAR_PEPPOL_DOCUMENT_TYPE_ID, FRANCE_REGULATED_PROCESS, readCdar } from '../../mappings/cdar/index.ts';
@@ -30,11 +30,6 @@ const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
 /** UNCL 1001 code of the answered document. */
 const TYPE_CODES: Readonly<Record<string, string>> = { invoice: '380', 'credit-note': '381' };
-
-/** The access point's country (its certificate's C=), the SBDH COUNTRY_C1 of what it originates itself. */
-function countryOf(ap: AccessPoint, host: ConnectorHost): string {
-  return /^C=([A-Z]{2})$/m.exec(ap.identity!.certificate.subject)?.[1] ?? (String(host.config.countryC1 ?? '') || 'BE');
-}
 
 export async function respondOverAs4(res: LifecycleResponse, host: ConnectorHost): Promise<RespondResult> {
   const ap = accessPointOf(host);
@@ -95,7 +90,7 @@ async function sendStatusMessage(res: LifecycleResponse, xml: string, seller: st
 
 /** One message of our own (a response, a status) in its SBD, over AS4, the outcome as the respond verb says it. */
 async function exchange(host: ConnectorHost, ap: AccessPoint, dest: Destination, m: { id: string; xml: string; from: string; to: string; documentType: { scheme: string; value: string }; process: { scheme: string; value: string }; conversationId: string }): Promise<RespondResult> {
-  const country = countryOf(ap, host);
+  const country = countryOfAccessPoint(ap, host) || 'BE';
   const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
     documentXml: m.xml, sender: m.from, receiver: m.to, documentTypeId: m.documentType.value, processId: m.process.value,
     countryC1: country, countryC1Fallback: country, instanceIdentifier: m.id, now: host.clock.now().toISOString(),
