@@ -8,12 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptResult, ConnectorHost } from '../sdk/index.ts';
 import type { SbdhHeader } from '../../mappings/peppol/sbdh.ts';
-import { buildMls, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, MLS_PROCESS_ID, spidOfSeat, type MlsLine } from '../../mappings/peppol/mls.ts';
+import { buildMls, MLS_DOCUMENT_TYPE, MLS_DOCUMENT_TYPE_ID, MLS_PROCESS, spidOfSeat, type MlsLine } from '../../mappings/peppol/mls.ts';
 import { countryOfAccessPoint, type AccessPoint } from './access-point.ts';
-import type { Outcome } from './documents.ts';
-import { destinationOf, exchangeWith } from './outbound.ts';
+import { destinationOf, sendOwnMessage } from './outbound.ts';
 
-const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 const ATTEMPTS = 3;
 const RETRY_MS = 30_000;
 
@@ -53,15 +51,9 @@ async function sendMls(host: ConnectorHost, ap: AccessPoint, mls: MlsToSend): Pr
   const xml = buildMls({ responseCode: mls.responseCode, id, now: host.clock.now(), senderSpid: ours, receiverSpid: mls.to, referencedMessage: { instanceIdentifier: mls.instanceIdentifier }, lines: mls.lines });
   const dest = await destinationOf(host, ap, mls.to, MLS_DOCUMENT_TYPE_ID, 'MLS');
   // C1 of an MLS is this access point: its country is its certificate's.
-  const country = countryOfAccessPoint(ap, host);
-  const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
-    documentXml: xml, sender: ours, receiver: mls.to, documentTypeId: MLS_DOCUMENT_TYPE_ID, processId: MLS_PROCESS_ID,
-    countryC1: country, countryC1Fallback: country, instanceIdentifier: id, now: host.clock.now().toISOString(),
-  }], xml.length);
-  if (!wrapped.ok) return `${wrapped.code}: ${wrapped.message}`;
-  const outcome = await exchangeWith(host, ap, dest, {
-    messageId: `${id}@einv`, conversationId: mls.instanceIdentifier, instanceIdentifier: id, originalSender: ours,
-    documentTypeId: MLS_DOCUMENT_TYPE_ID, process: MLS_PROCESS, compressedSbd: wrapped.compressedSbd, payloadSha256: '',
+  const outcome = await sendOwnMessage(host, ap, dest, {
+    id, xml, from: ours, to: mls.to, documentType: MLS_DOCUMENT_TYPE, process: MLS_PROCESS,
+    conversationId: mls.instanceIdentifier, countryC1: countryOfAccessPoint(ap, host),
   });
   if (outcome.outcome === 'delivered') return 'sent';
   if (outcome.outcome === 'transient') return 'retry';

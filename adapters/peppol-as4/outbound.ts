@@ -97,6 +97,32 @@ export async function exchangeWith(host: ConnectorHost, ap: AccessPoint, dest: D
   return outcome;
 }
 
+/** A message this access point originates itself (an MLS, an Invoice Response, a CDAR, a report), for one destination. */
+export interface OwnMessage {
+  /** Its SBDH InstanceIdentifier; the AS4 MessageId is `<id>@einv`. */
+  id: string;
+  xml: string;
+  from: string;
+  to: string;
+  documentType: { scheme: string; value: string };
+  process: { scheme: string; value: string };
+  conversationId: string;
+  countryC1: string;
+}
+
+/** Its SBD made on a document worker, then one exchange; an SBD that cannot be made is a rejection with its code. */
+export async function sendOwnMessage(host: ConnectorHost, ap: AccessPoint, dest: Destination, m: OwnMessage): Promise<SendResult> {
+  const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
+    documentXml: m.xml, sender: m.from, receiver: m.to, documentTypeId: m.documentType.value, processId: m.process.value,
+    countryC1: m.countryC1, countryC1Fallback: m.countryC1, instanceIdentifier: m.id, now: host.clock.now().toISOString(),
+  } satisfies EnvelopeInput], m.xml.length);
+  if (!wrapped.ok) return { outcome: 'rejected', errorCode: wrapped.code, errorMessage: wrapped.message };
+  return exchangeWith(host, ap, dest, {
+    messageId: `${m.id}@einv`, conversationId: m.conversationId, instanceIdentifier: m.id, originalSender: m.from,
+    documentTypeId: m.documentType.value, process: m.process, compressedSbd: wrapped.compressedSbd, payloadSha256: createHash('sha256').update(m.xml).digest('hex'),
+  });
+}
+
 export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost): Promise<SendResult> {
   const ap = accessPointOf(host);
   if (!ap.identity) throw ConnectorError.transient('AP_KEY_UNAVAILABLE', `the access point key is not loaded: ${ap.identityError}`);

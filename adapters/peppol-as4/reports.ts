@@ -10,11 +10,10 @@ import { createHash } from 'node:crypto';
 import { ConnectorError, type ConnectorHost, type ReportMessage, type ReportResult } from '../sdk/index.ts';
 import { EUSR_DOCUMENT_TYPE_ID, REPORTING_PROCESS, TSR_DOCUMENT_TYPE_ID } from '../../mappings/peppol/reporting.ts';
 import { spidOfSeat } from '../../mappings/peppol/mls.ts';
+import { DOCUMENT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 import { accessPointOf, countryOfAccessPoint } from './access-point.ts';
-import type { Outcome } from './documents.ts';
-import { destinationOf, exchangeWith } from './outbound.ts';
+import { destinationOf, sendOwnMessage } from './outbound.ts';
 
-const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 /** OpenPeppol's participant for Peppol Reporting. */
 export const OPENPEPPOL_REPORTING_RECEIVER = '9925:be0848934496';
 
@@ -36,15 +35,9 @@ export async function reportOverAs4(msg: ReportMessage, host: ConnectorHost): Pr
   const receiver = msg.recipient ?? OPENPEPPOL_REPORTING_RECEIVER;
   const dest = await destinationOf(host, ap, receiver, documentTypeId, 'Peppol Reporting');
   const id = `rep-${createHash('sha256').update(msg.reportId).digest('hex').slice(0, 32)}`;
-  const country = countryOfAccessPoint(ap, host) || 'BE';
-  const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
-    documentXml: xml, sender, receiver, documentTypeId, processId: REPORTING_PROCESS.value,
-    countryC1: country, countryC1Fallback: country, instanceIdentifier: id, now: host.clock.now().toISOString(),
-  }], xml.length);
-  if (!wrapped.ok) return { outcome: 'rejected', errorCode: wrapped.code, errorMessage: wrapped.message };
-  const outcome = await exchangeWith(host, ap, dest, {
-    messageId: `${id}@einv`, conversationId: msg.reportId, instanceIdentifier: id, originalSender: sender,
-    documentTypeId, process: REPORTING_PROCESS, compressedSbd: wrapped.compressedSbd, payloadSha256: createHash('sha256').update(xml).digest('hex'),
+  const outcome = await sendOwnMessage(host, ap, dest, {
+    id, xml, from: sender, to: receiver, documentType: { scheme: DOCUMENT_SCHEME, value: documentTypeId }, process: REPORTING_PROCESS,
+    conversationId: msg.reportId, countryC1: countryOfAccessPoint(ap, host) || 'BE',
   });
   switch (outcome.outcome) {
     case 'delivered':

@@ -21,12 +21,11 @@ import { As4Error, PEPPOL } from '../peppol-kit/as4/ebms.ts';
 import type { UnpackedMessage } from '../peppol-kit/as4/exchange.ts';
 import { receiptXml } from '../peppol-kit/as4/messages.ts';
 import { accessPointOf, countryOfAccessPoint, type AccessPoint } from './access-point.ts';
-import type { Outcome, ReceivedDocument } from './documents.ts';
-import { destinationOf, exchangeWith, type Destination } from './outbound.ts';
+import type { ReceivedDocument } from './documents.ts';
+import { destinationOf, sendOwnMessage, type Destination, type OwnMessage } from './outbound.ts';
 import { CDAR_PEPPOL_DOCUMENT_TYPE, CDAR_PEPPOL_DOCUMENT_TYPE_ID, FRANCE_REGULATED_PROCESS, readCdar } from '../../mappings/cdar/index.ts';
 import { DOCUMENT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
 
-const DOCUMENTS = new URL('./documents.ts', import.meta.url).href;
 
 /** UNCL 1001 code of the answered document. */
 const TYPE_CODES: Readonly<Record<string, string>> = { invoice: '380', 'credit-note': '381' };
@@ -88,18 +87,9 @@ async function sendStatusMessage(res: LifecycleResponse, xml: string, seller: st
   return sent;
 }
 
-/** One message of our own (a response, a status) in its SBD, over AS4, the outcome as the respond verb says it. */
-async function exchange(host: ConnectorHost, ap: AccessPoint, dest: Destination, m: { id: string; xml: string; from: string; to: string; documentType: { scheme: string; value: string }; process: { scheme: string; value: string }; conversationId: string }): Promise<RespondResult> {
-  const country = countryOfAccessPoint(ap, host) || 'BE';
-  const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
-    documentXml: m.xml, sender: m.from, receiver: m.to, documentTypeId: m.documentType.value, processId: m.process.value,
-    countryC1: country, countryC1Fallback: country, instanceIdentifier: m.id, now: host.clock.now().toISOString(),
-  }], m.xml.length);
-  if (!wrapped.ok) return { outcome: 'rejected', errorCode: wrapped.code, errorMessage: wrapped.message };
-  const outcome = await exchangeWith(host, ap, dest, {
-    messageId: `${m.id}@einv`, conversationId: m.conversationId, instanceIdentifier: m.id, originalSender: m.from,
-    documentTypeId: m.documentType.value, process: m.process, compressedSbd: wrapped.compressedSbd, payloadSha256: createHash('sha256').update(m.xml).digest('hex'),
-  });
+/** One message of our own (a response, a status) over AS4, the outcome as the respond verb says it. */
+async function exchange(host: ConnectorHost, ap: AccessPoint, dest: Destination, m: Omit<OwnMessage, 'countryC1'>): Promise<RespondResult> {
+  const outcome = await sendOwnMessage(host, ap, dest, { ...m, countryC1: countryOfAccessPoint(ap, host) || 'BE' });
   switch (outcome.outcome) {
     case 'delivered': return { outcome: 'sent', messageId: outcome.messageId, ...(outcome.evidence ? { evidence: outcome.evidence } : {}) };
     case 'accepted': return { outcome: 'sent', messageId: outcome.messageId };
