@@ -20,13 +20,14 @@ node schematrons/build.ts                          # compiles our rule packs onc
 npm ci --prefix clients/typescript --ignore-scripts  # the typed client's generator (openapi-typescript needs TypeScript 5's API)
 
 # Redis and NATS are only needed for the scaled mode and the tests that exercise it; xmlsec1 is the
-# tests' independent oracle for the AS4 signatures we produce.
+# tests' independent oracle for the AS4 signatures we produce; chromium is the browser the dashboard's
+# end-to-end tests drive (playwright-core, no browser download).
 # On Debian, as root, install them from the OS packages when they are missing.
 if ! command -v redis-server >/dev/null 2>&1 || ! command -v nats-server >/dev/null 2>&1 || ! command -v xmlsec1 >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server nats-server xmlsec1 chromium >/dev/null
   else
-    echo "setup: redis-server, nats-server and xmlsec1 are needed by the test suite; install them (Debian: apt-get install redis-server nats-server xmlsec1)" >&2
+    echo "setup: redis-server, nats-server and xmlsec1 xmlsec1 and chromium are needed by the test suite; install them (Debian: apt-get install redis-server nats-server xmlsec1 chromium)" >&2
   fi
 fi
 echo "setup: ready on $(node --version)"
