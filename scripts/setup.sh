@@ -27,7 +27,7 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v nats-server >/dev/n
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server nats-server xmlsec1 chromium >/dev/null
   else
-    echo "setup: redis-server, nats-server and xmlsec1 xmlsec1 and chromium are needed by the test suite; install them (Debian: apt-get install redis-server nats-server xmlsec1 chromium)" >&2
+    echo "setup: redis-server, nats-server, xmlsec1 and chromium are needed by the test suite; install them (Debian: apt-get install redis-server nats-server xmlsec1 chromium)" >&2
   fi
 fi
 echo "setup: ready on $(node --version)"
