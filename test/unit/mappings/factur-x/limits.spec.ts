@@ -22,9 +22,8 @@ describe('PDF input caps', () => {
   it('stops inflating an embedded file at the cap: 1 GB of zeros costs at most a few cap-sized buffers', async () => {
     const bomb = await pdfInflateBomb(1024 ** 3);
     const rss = process.memoryUsage().rss;
-    const t0 = performance.now();
+    // How long the refusal takes is measured by bench/hostile-pdf.bench.ts, not asserted here.
     expect(await refusal(bomb)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', rule: 'max-inflated-bytes', message: expect.stringContaining('factur-x.xml') });
-    expect(performance.now() - t0).toBeLessThan(5_000);
     expect((process.memoryUsage().rss - rss) / 1024 ** 2).toBeLessThan(4 * DEFAULT_PDF_LIMITS.maxInflatedBytes / 1024 ** 2);
   }, 30_000);
 
