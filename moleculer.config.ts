@@ -49,6 +49,11 @@ export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOpt
     logLevel: (process.env.MOL_LOG_LEVEL as BrokerOptions['logLevel']) ?? 'info',
 
     requestTimeout: num('MOL_REQUEST_TIMEOUT_MS', 10_000),
+    // A replica killed with SIGKILL says no goodbye: callers keep sending it requests until its
+    // heartbeats are missed. Moleculer's 10 s / 30 s left a dead documents replica in the balancer
+    // for half a minute (test/chaos); 2 s / 8 s takes it out within seconds at a few bytes a second per node.
+    heartbeatInterval: num('MOL_HEARTBEAT_INTERVAL_S', 2),
+    heartbeatTimeout: num('MOL_HEARTBEAT_TIMEOUT_S', 8),
     retryPolicy: {
       enabled: true,
       retries: num('MOL_RETRIES', 3),

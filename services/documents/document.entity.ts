@@ -142,6 +142,9 @@ export const Document = defineEntity({
     pdfCopy: p.boolean().default(false),
     readAt: p.datetime().nullable(),
     archivedAt: p.datetime().nullable(),
+    /** The send's Idempotency-Key (idempotencyDigest of credential and key) and request hash: a retry finds this document (send.ts). */
+    idempotencyKey: p.string().nullable(),
+    idempotencyRequestHash: p.string().nullable(),
     notes: p.json<DocumentNote[]>(),
     relatedDocumentIds: p.json<string[]>(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -167,6 +170,8 @@ export const Document = defineEntity({
     { name: 'documents_inbound_message_unique', properties: ['connectorId', 'connectorMessageId'], where: { direction: 'incoming' } },
     // One booked incoming copy of a business document (later copies are stored with duplicateOf; inbox.ts relies on these).
     { name: 'documents_inbound_instance_unique', properties: ['companyId', 'livemode', 'senderPeppolId', 'instanceIdentifier'], where: { direction: 'incoming', duplicateOf: null, instanceIdentifier: { $ne: null } } },
+    // One document per Idempotency-Key of a send (a key older than its 24 hours is let go first).
+    { name: 'documents_idempotency_key_unique', properties: ['organizationId', 'idempotencyKey'], where: { idempotencyKey: { $ne: null } } },
     { name: 'documents_inbound_invoice_unique', properties: ['companyId', 'livemode', 'sellerKey', 'type', 'number', 'issueDate'], where: { direction: 'incoming', duplicateOf: null, sellerKey: { $ne: null } } },
   ],
 });

@@ -10,7 +10,7 @@ import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { OutboxMixin } from '../../mixins/outbox.mixin.ts';
 import { SchedulerMixin } from '../../mixins/scheduler.mixin.ts';
 import { implement } from '../shared/contract.ts';
-import { principalOf } from '../shared/auth.ts';
+import { principalOf, type RequestMeta } from '../shared/auth.ts';
 import { acquireWorkerPool, releaseWorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS } from './parse.tasks.ts';
 import { findDocument } from './access.ts';
@@ -64,7 +64,7 @@ const DocumentsService: ServiceSchema = {
   },
 
   actions: {
-    send: implement(contract.send, async function (this: DocsThis, ctx) { return sendOne.call(this, ctx, ctx.params); }),
+    send: implement(contract.send, async function (this: DocsThis, ctx) { return sendOne.call(this, ctx, ctx.params, (ctx.meta as RequestMeta).idempotency); }),
     sendBatch: implement(contract.sendBatch, async function (this: DocsThis, ctx) { return sendBatch.call(this, ctx); }),
     list: implement(contract.list, listDocuments),
     search: implement(contract.search, async (ctx) => runSearch(ctx, ctx.params)),

@@ -8,7 +8,8 @@ import { emOf } from '../../mixins/orm.mixin.ts';
 import { WAKE_EVENT } from '../../mixins/scheduler.mixin.ts';
 import { scheduleJobs } from '../shared/scheduler/scheduler.ts';
 import { call } from '../shared/call.ts';
-import { principalOf, type Principal } from '../shared/auth.ts';
+import { principalOf, type Principal, type RequestIdempotency } from '../shared/auth.ts';
+import { IDEMPOTENCY_TTL_MS } from '../idempotency/idempotency.contract.ts';
 import { companyClock, systemClock } from '../shared/clock.ts';
 import { DomainError, specCodeOf, decodeBase64Field } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
@@ -271,10 +272,29 @@ async function withFormat(ctx: Context, auth: Principal, p: SendParams): Promise
   return { ...p, format: preferredFormat };
 }
 
-export async function sendOne(this: DocsThis, ctx: Context, params: SendParams): Promise<DocumentView> {
+/**
+ * The document an earlier run of this very send created, within its key's 24 hours: its answer
+ * never reached the client (the gateway died, the client timed out, a 5xx released the claim), so
+ * the client's retry with the same Idempotency-Key gets that document, not a duplicate-number 409.
+ * The same key with another body is refused as the gateway refuses it while it holds the answer.
+ */
+async function earlierSend(em: ReturnType<typeof emOf>, organizationId: string, idempotency: RequestIdempotency): Promise<DocumentView | undefined> {
+  const doc = await em.findOne(Document, { organizationId, idempotencyKey: idempotency.key, createdAt: { $gt: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } });
+  if (!doc) return undefined;
+  if (doc.idempotencyRequestHash !== idempotency.requestHash) {
+    throw new DomainError('IDEMPOTENCY_BODY_MISMATCH', 'This Idempotency-Key was already used with a different request body; use a new key for a different request');
+  }
+  return documentView(doc);
+}
+
+export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, idempotency?: RequestIdempotency): Promise<DocumentView> {
   const auth = principalOf(ctx);
-  const p = await withFormat(ctx, auth, params);
   const em = emOf(ctx).fork();
+  if (idempotency) {
+    const earlier = await earlierSend(em, auth.organizationId, idempotency);
+    if (earlier) return earlier;
+  }
+  const p = await withFormat(ctx, auth, params);
   // The acting company is tenancy's: asked before any transaction opens.
   const company = await call(ctx, companyOf, { organizationId: auth.organizationId, companyId: auth.companyId! });
   if (!company) throw new DomainError('COMPANY_FORBIDDEN', `Company '${auth.companyId}' is not one this credential may act for`);
@@ -304,6 +324,8 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams):
   let doc!: Document;
   try {
     await em.transactional(async (tx) => {
+      // A key past its 24 hours is free again: the document that held it lets it go.
+      if (idempotency) await tx.nativeUpdate(Document, { organizationId: auth.organizationId, idempotencyKey: idempotency.key, createdAt: { $lte: new Date(Date.now() - IDEMPOTENCY_TTL_MS) } }, { idempotencyKey: null, idempotencyRequestHash: null });
       if (sellerKey) {
         // An invoice a tax authority refused was never issued: its number is free (as the unique index says).
         const existing = await tx.findOne(Document, { organizationId: auth.organizationId, livemode: auth.livemode, sellerKey, type: p.type, number: artefact.number, direction: 'outgoing', $or: [{ clearanceStatus: null }, { clearanceStatus: { $ne: 'rejected' } }] });
@@ -357,6 +379,8 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams):
         pdfCopy: !artefact.hasPdf && pdfCopyOf(artefact.normalized) !== null,
         readAt: null,
         archivedAt: null,
+        idempotencyKey: idempotency?.key ?? null,
+        idempotencyRequestHash: idempotency?.requestHash ?? null,
         notes: [],
         relatedDocumentIds: [],
       });
@@ -369,7 +393,11 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams):
       await tx.flush();
     });
   } catch (err) {
-    if ((err as { name?: string }).name === 'UniqueConstraintViolationException' && sellerKey) throw duplicate(artefact.number!, null);
+    if ((err as { name?: string }).name !== 'UniqueConstraintViolationException') throw err;
+    // A run of the same send that overtook this one (its claim lapsed while this one was slow) won.
+    const earlier = idempotency ? await earlierSend(em.fork(), auth.organizationId, idempotency) : undefined;
+    if (earlier) return earlier;
+    if (sellerKey) throw duplicate(artefact.number!, null);
     throw err;
   }
   if (routed) void this.broker.broadcast(WAKE_EVENT, { kind: DELIVER_JOB });

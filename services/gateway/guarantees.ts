@@ -16,7 +16,7 @@ import type { Principal, RequestMeta } from '../shared/auth.ts';
 import type { HttpBinding } from '../shared/contract.ts';
 import type { Plan } from '../tenancy/tenancy.contract.ts';
 import { organizationPlan, consumeDocumentQuota, refundDocumentQuota, planRateLimits, type OrganizationPlan } from '../limits/limits.contract.ts';
-import { claim, complete, release, renew, idempotencyScope } from '../idempotency/idempotency.contract.ts';
+import { claim, complete, release, renew, idempotencyDigest, idempotencyScope } from '../idempotency/idempotency.contract.ts';
 import { ingest, type RequestLogInput, type UpstreamCall, type ValidationDiffEntry } from '../requests/requests.contract.ts';
 import { createRateLimitStore, rateLimitHeaders, retryAfterSeconds, type RateLimitStore } from './rate-limit.ts';
 import { RequestLogBuffer } from './request-log.ts';
@@ -174,9 +174,8 @@ export class GatewayGuarantees {
     guard.idempotencyKey = key;
     const scope = idempotencyScope(guard.auth);
     const lockMs = this.claimLockMs;
-    const result = await call(ctx, claim, {
-      scope, key, organizationId: guard.auth.organizationId, method, path, requestHash: requestHash(method, req.url ?? path, req.headers['content-type'], req.body, req.$rawBody), lockMs,
-    });
+    const hash = requestHash(method, req.url ?? path, req.headers['content-type'], req.body, req.$rawBody);
+    const result = await call(ctx, claim, { scope, key, organizationId: guard.auth.organizationId, method, path, requestHash: hash, lockMs });
     if (result.outcome === 'mismatch') {
       throw new DomainError('IDEMPOTENCY_BODY_MISMATCH', 'This Idempotency-Key was already used with a different request body; use a new key for a different request');
     }
@@ -187,6 +186,9 @@ export class GatewayGuarantees {
       guard.replayed = true;
       throw new IdempotentReplay(result.response);
     }
+    // The action sees the key too: a send keeps it with its document, so a retry after a lost
+    // answer (a 5xx releases the claim below) finds that document instead of a duplicate number.
+    (ctx.meta as RequestMeta).idempotency = { key: idempotencyDigest(scope, key), requestHash: hash };
     // Claimed, for a short lease renewed while this request runs: a process that dies mid-request
     // stops renewing, so its claim lapses within one lease and a retry runs (no 409 for minutes).
     const renewal = setInterval(() => {

@@ -2,11 +2,20 @@
  * idempotency: the durable store behind `Idempotency-Key` (PostgreSQL). The gateway claims a key
  * before running a POST, stores the response when it is done, and replays it for 24 hours.
  */
+import { createHash } from 'node:crypto';
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 
 /** The scope of an Idempotency-Key and of a rate-limit window: the calling credential. */
 export function idempotencyScope(auth: { apiKeyId: string | null; userId: string | null; organizationId: string }): string {
   return auth.apiKeyId ?? (auth.userId ? `user:${auth.userId}` : `org:${auth.organizationId}`);
+}
+
+/**
+ * One Idempotency-Key of one credential as a fixed-length digest: what an action that keeps the
+ * key with its own effect (a sent document) stores, so keys never cross credentials there either.
+ */
+export function idempotencyDigest(scope: string, key: string): string {
+  return createHash('sha256').update(`${scope}\n${key}`).digest('hex');
 }
 
 /** How long a stored response is replayed. */

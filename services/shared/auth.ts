@@ -36,6 +36,19 @@ export interface RequestMeta {
   clientIp?: string;
   /** The request's Host header (a white-label custom domain is served by host). */
   host?: string;
+  /**
+   * The request's claimed Idempotency-Key (services/gateway/guarantees.ts), for an action whose
+   * effect must itself be idempotent: a send whose first answer was lost (its gateway died, the
+   * client timed out) is found again by it instead of failing as a duplicate number.
+   */
+  idempotency?: RequestIdempotency;
+}
+
+export interface RequestIdempotency {
+  /** SHA-256 (hex) of the credential's scope and the key (idempotencyDigest): fixed length, no raw client text in SQL. */
+  key: string;
+  /** SHA-256 (hex) of method, path and body, as the gateway's claim compares it. */
+  requestHash: string;
 }
 
 export function principalOf(ctx: Context): Principal {

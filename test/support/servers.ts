@@ -65,7 +65,7 @@ async function waitForPort(port: number, child: ChildProcess, name: string): Pro
   throw new Error(`${name} did not listen on ${port}`);
 }
 
-export interface RunningServer { url: string; port: number; stop(): Promise<void> }
+export interface RunningServer { url: string; port: number; stop(): Promise<void>; /** The server process (the chaos suite pauses and kills it). */ child: ChildProcess }
 
 function stopper(child: ChildProcess): () => Promise<void> {
   return () => new Promise((resolve) => {
@@ -80,13 +80,14 @@ export async function startRedis(): Promise<RunningServer> {
   const dir = mkdtempSync(join(tmpdir(), 'einv-redis-'));
   const child = spawn(binary('redis-server'), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
   await waitForPort(port, child, 'redis-server');
-  return { url: `redis://127.0.0.1:${port}`, port, stop: stopper(child) };
+  return { url: `redis://127.0.0.1:${port}`, port, stop: stopper(child), child };
 }
 
-export async function startNats(): Promise<RunningServer> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'einv-nats-'));
+/** nats-server with JetStream; `port` and `storeDir` given again restart the same server (the chaos suite does). */
+export async function startNats(options: { port?: number; storeDir?: string } = {}): Promise<RunningServer> {
+  const port = options.port ?? await freePort();
+  const dir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'einv-nats-'));
   const child = spawn(binary('nats-server'), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
   await waitForPort(port, child, 'nats-server');
-  return { url: `nats://127.0.0.1:${port}`, port, stop: stopper(child) };
+  return { url: `nats://127.0.0.1:${port}`, port, stop: stopper(child), child };
 }
