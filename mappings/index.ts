@@ -52,6 +52,10 @@ export { FATTURAPA_NS, NATURA_CODES, naturaOf, categoryOfNatura } from './fattur
 export { canonicalToZatca, zatcaInvoiceHash, encodeZatcaQr, decodeZatcaQr, FIRST_PIH as ZATCA_FIRST_PIH } from './zatca/index.ts';
 export type { ZatcaFacts, ZatcaStamp, ZatcaInvoiceKind, ZatcaQrFields } from './zatca/index.ts';
 export { canonicalToCiusRoUbl, toCiusRo, CIUS_RO_CUSTOMIZATION_ID, romanianCountyCode, bucharestSector, cuiOfVat } from './ubl-2.1/cius-ro.ts';
+export { toCiusFr, canonicalToFrenchUbl, jsonToFrenchUbl, frenchTemplate, FRENCH_PROFILES, FRENCH_CUSTOMIZATION_IDS, BILLING_FRAMEWORKS, PROCESSING_RULES, OPERATION_CATEGORIES, DEFAULT_PAYMENT_NOTES } from './ubl-2.1/cius-fr.ts';
+export type { FrenchFacts, FrenchProfile, FrenchUbl } from './ubl-2.1/cius-fr.ts';
+export { FRENCH_UBL_EXAMPLES, frenchUblExample } from './ubl-2.1/cius-fr-examples.ts';
+export type { FrenchUblExample, FrenchUblRequest } from './ubl-2.1/cius-fr-examples.ts';
 export { canonicalToFa3 } from './ksef-fa3/from-canonical.ts';
 export type { Fa3Options } from './ksef-fa3/from-canonical.ts';
 export { FA3_NS, FA3_FORM_CODE, isValidNip, nipOf } from './ksef-fa3/codes.ts';

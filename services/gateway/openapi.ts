@@ -111,6 +111,7 @@ const TAGS: Record<string, string> = {
   Compliance: 'The e-invoicing mandate of each country (models, formats, platforms, dated phases) and what this deployment supports for it',
   Payments: 'Payments recorded against documents, the balance due, companies\' bank accounts and payment terms, and the ISO 20022 pain.001 credit-transfer export',
   Categorization: 'Tag groups and tags on documents, companies and partners, with suggestions learned from the organization\'s own tagging',
+  'UBL generator (France)': 'French reform invoices (flux 2) written as UBL 2.1: SIREN and SIRET identifiers, 0225 directory addresses, billing framework, mandatory notes; judged by EN 16931 (or EXTENDED-CTC-FR) and BR-FR',
   'Peppol reporting': 'The monthly Transaction Statistics Report and End User Statistics Report of this access point (operator only)',
 };
 

@@ -40,7 +40,7 @@ export interface ValidateResult {
   renderedXml?: string;
 }
 
-const findingSchema = {
+export const FINDING_SCHEMA = {
   type: 'object',
   required: ['rule', 'severity', 'location', 'message', 'hint'],
   properties: {
@@ -89,7 +89,7 @@ export const validate = defineAction<ValidateParams, ValidateResult>('validation
         syntax: { type: 'string' },
         customizationId: { type: 'string' },
         packs: { type: 'array', items: { type: 'string' } },
-        findings: { type: 'array', items: findingSchema },
+        findings: { type: 'array', items: FINDING_SCHEMA },
         renderedXml: { type: 'string', description: 'format=json: the UBL 2.1 the body renders to; format=auto with a ZUGFeRD 1.0 document: the CII D16B derived from it (what the EN 16931 rules ran on)' },
       },
     },
