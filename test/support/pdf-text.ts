@@ -11,7 +11,7 @@ const STANDARD_FONTS = `${join(REPO_ROOT, 'node_modules/pdfjs-dist/standard_font
 
 export async function pdfPagesText(bytes: Uint8Array): Promise<string[]> {
   // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy.
-  const task = getDocument({ data: new Uint8Array(bytes), standardFontDataUrl: STANDARD_FONTS, verbosity: 0, isEvalSupported: false });
+  const task = getDocument({ data: new Uint8Array(bytes), standardFontDataUrl: STANDARD_FONTS, verbosity: 0 });
   const doc = await task.promise;
   try {
     const pages: string[] = [];

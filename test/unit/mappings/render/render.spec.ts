@@ -30,7 +30,7 @@ type Doc = ReturnType<DOMParser['parseFromString']>;
 type El = ReturnType<Doc['getElementsByTagName']>[number];
 
 const collapse = (text: string | null | undefined): string => (text ?? '').replace(/\s+/g, ' ').trim();
-const parseHtml = (html: string): Doc => new DOMParser({ onError: (level: string, msg: string) => { if (level !== 'warning') throw new Error(msg); } }).parseFromString(html, 'text/html');
+const parseHtml = (html: string): Doc => new DOMParser({ errorHandler: { warning: () => undefined, error: (msg: string) => { throw new Error(msg); }, fatalError: (msg: string) => { throw new Error(msg); } } }).parseFromString(html, 'text/html');
 const all = (root: Doc | El, tag: string): El[] => Array.from(root.getElementsByTagName(tag));
 const byId = (doc: Doc, id: string): El => all(doc, 'section').find((s) => s.getAttribute('id') === id) ?? (() => { throw new Error(`no section ${id}`); })();
 const rowsOf = (el: El): string[][] => all(all(el, 'tbody')[0] ?? el, 'tr').map((tr) => all(tr, 'td').map((td) => collapse(td.textContent)));
