@@ -8,8 +8,12 @@ import type { Address, CanonicalInvoice, Party, SchemedId } from '../canonical/m
 import { MappingError } from '../errors.ts';
 import { formatAmount, formatDate, formatNumber, formatRate } from './format.ts';
 
-/** Lines a rendering draws at most (about 250 PDF pages): past it the document is refused, never cut silently. */
-export const MAX_RENDERED_LINES = 10_000;
+/**
+ * Lines a rendering draws at most (about 125 PDF pages): past it the document is refused, never cut
+ * silently. pdf-lib draws about 400 lines a second on one core, so the workers' CPU budget
+ * (EINV_WORKER_TASK_BUDGET_MS, 8 s) may stop a PDF below this cap on a slow host (422 either way).
+ */
+export const MAX_RENDERED_LINES = 5_000;
 /** Characters of one text field shown at most (a description, a note); longer ones end with "…". */
 export const MAX_FIELD_CHARS = 2_000;
 
