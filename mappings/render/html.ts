@@ -12,7 +12,7 @@ const STYLE = [
   'body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:#111;margin:2rem auto;max-width:60rem;padding:0 1rem;line-height:1.4}',
   'h1{font-size:1.6rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem;border-bottom:1px solid #ccc}',
   'table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4rem;vertical-align:top;border-bottom:1px solid #eee}',
-  'td.n,th.n{text-align:right;white-space:nowrap}.parties{display:flex;flex-wrap:wrap;gap:1rem}.party{flex:1 1 16rem}',
+  'td.n,th.n{text-align:right;white-space:nowrap}td.v{white-space:nowrap}.parties{display:flex;flex-wrap:wrap;gap:1rem}.party{flex:1 1 16rem}',
   '.party p,.detail{margin:0;color:#444;font-size:.9rem}dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem;margin:0}dt{color:#555}dd{margin:0}',
   '.totals{margin-left:auto;width:auto}.totals tr:last-child{font-weight:bold}',
 ].join('');
@@ -43,7 +43,7 @@ function section(id: string, title: string, body: string): string {
 /** The page for a view (the view is what {@link canonicalToHtml} draws; exported for tests). */
 export function viewToHtml(v: InvoiceView): string {
   const parties = v.parties.map((p) => `<div class="party" data-role="${e(p.role)}"><h3>${e(p.role)}</h3><p class="name"><strong>${e(p.name)}</strong></p>${p.details.map((d) => `<p>${e(d)}</p>`).join('')}</div>`).join('');
-  const lineRows = v.lines.map((l) => `<tr><td>${e(l.id)}</td><td><span class="item">${e(l.name)}</span>${l.details.map((d) => `<div class="detail">${e(d)}</div>`).join('')}</td><td class="n">${e(l.quantity)}</td><td>${e(l.unit)}</td><td class="n">${e(l.price)}</td><td>${e(l.vat)}</td><td class="n">${e(l.net)}</td></tr>`).join('');
+  const lineRows = v.lines.map((l) => `<tr><td>${e(l.id)}</td><td><span class="item">${e(l.name)}</span>${l.details.map((d) => `<div class="detail">${e(d)}</div>`).join('')}</td><td class="n">${e(l.quantity)}</td><td>${e(l.unit)}</td><td class="n">${e(l.price)}</td><td class="v">${e(l.vat)}</td><td class="n">${e(l.net)}</td></tr>`).join('');
   const lines = `<table><thead><tr><th>#</th><th>Item</th><th class="n">Quantity</th><th>Unit</th><th class="n">Net price</th><th>VAT</th><th class="n">Net amount</th></tr></thead><tbody>${lineRows}</tbody></table>`;
   const acRows = v.allowanceCharges.map((a) => `<tr><td>${e(a.kind)}</td><td>${e(a.reason)}</td><td>${e(a.vat)}</td><td class="n">${e(a.amount)}</td></tr>`).join('');
   const vatRows = v.vat.map((r) => `<tr><td>${e(r.category)}</td><td class="n">${e(r.rate)}</td><td class="n">${e(r.taxable)}</td><td class="n">${e(r.tax)}</td><td>${e(r.exemption)}</td></tr>`).join('');
