@@ -31,6 +31,12 @@ export type { ParsedRecipient, RecipientRouting, RecipientEcho } from './address
 export { detectUbl } from './ubl-2.1/detect.ts';
 export { detectCii } from './cii-d16b/detect.ts';
 export { detectPdf } from './factur-x/detect.ts';
+export { canonicalToFacturX, facturXCii, FACTUR_X_FILENAME, FACTUR_X_XMP_NS } from './factur-x/from-canonical.ts';
+export type { FacturX, FacturXOptions } from './factur-x/from-canonical.ts';
+export { canonicalToHtml, escapeHtml, PREVIEW_CSP } from './render/html.ts';
+export { canonicalToPdf, MISSING_GLYPH, DEGRADED_NOTICE } from './render/pdf.ts';
+export { invoiceView, MAX_RENDERED_LINES } from './render/view.ts';
+export type { InvoiceView } from './render/view.ts';
 export { detectZugferd1 } from './zugferd-1/detect.ts';
 export { zugferd1ToCanonical, zugferd1TreeToCanonical, zugferd1ProfileOf } from './zugferd-1/to-canonical.ts';
 export { zugferd1DeliveryForm, EN16931_CUSTOMIZATION_ID } from './zugferd-1/delivery.ts';

@@ -4,7 +4,7 @@
  */
 import type { Address, AllowanceCharge, CanonicalInvoice, Party, SchemedId } from '../canonical/model.ts';
 import { XmlWriter } from '../xml/writer.ts';
-import { CII_QDT_NS, CII_RAM_NS, CII_RSM_NS, CII_UDT_NS } from './namespaces.ts';
+import { CII_DUE_DATE_TYPE_CODES, CII_QDT_NS, CII_RAM_NS, CII_RSM_NS, CII_UDT_NS } from './namespaces.ts';
 
 const IBAN_RE = /^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/;
 
@@ -291,7 +291,8 @@ class CiiRenderer {
           });
         });
       }
-      for (const b of c.vatBreakdown) {
+      const dueDateTypeCode = c.invoicingPeriod?.descriptionCode;
+      c.vatBreakdown.forEach((b, i) => {
         w.el('ram:ApplicableTradeTax', () => {
           w.leaf('ram:CalculatedAmount', b.taxAmount);
           w.leaf('ram:TypeCode', 'VAT');
@@ -299,11 +300,12 @@ class CiiRenderer {
           w.leaf('ram:BasisAmount', b.taxableAmount);
           w.leaf('ram:CategoryCode', b.category);
           w.leaf('ram:ExemptionReasonCode', b.exemptionCode);
-          if (c.taxPointDate !== undefined) this.date('ram:TaxPointDate', c.taxPointDate, 'udt', 'DateString'); // udt:DateType
-          w.leaf('ram:DueDateTypeCode', c.invoicingPeriod?.descriptionCode);
+          // BT-7 is given once (CII-SR-461): in the first breakdown.
+          if (i === 0 && c.taxPointDate !== undefined) this.date('ram:TaxPointDate', c.taxPointDate, 'udt', 'DateString'); // udt:DateType
+          w.leaf('ram:DueDateTypeCode', dueDateTypeCode !== undefined ? CII_DUE_DATE_TYPE_CODES[dueDateTypeCode] ?? dueDateTypeCode : undefined);
           w.leaf('ram:RateApplicablePercent', b.rate);
         });
-      }
+      });
       const period = c.invoicingPeriod;
       if (period && (period.start !== undefined || period.end !== undefined)) {
         w.el('ram:BillingSpecifiedPeriod', () => {

@@ -12,7 +12,7 @@ import { defined, nonEmpty } from '../canonical/object.ts';
 import type { ParsedDocument } from '../ubl-2.1/to-canonical.ts';
 import { attr, at, kid, kids, readTree, txt } from '../xml/tree.ts';
 import type { XEl } from '../xml/tree.ts';
-import { CII_RSM_NS } from './namespaces.ts';
+import { CII_RSM_NS, UNCL2005_OF_CII_DUE_DATE_TYPE_CODE } from './namespaces.ts';
 import { address, contact, identifiers, schemed } from './trade-parties.ts';
 
 
@@ -184,7 +184,9 @@ export function ciiTreeToCanonical(root: XEl): CanonicalInvoice {
   const payee = kid(settlement, 'PayeeTradeParty');
   const taxRep = kid(agreement, 'SellerTaxRepresentativeTradeParty');
   const billingPeriod = kid(settlement, 'BillingSpecifiedPeriod');
-  const dueDateTypeCode = headerTaxes.map((t) => txt(t, 'DueDateTypeCode')).find(Boolean);
+  const ciiDueDateTypeCode = headerTaxes.map((t) => txt(t, 'DueDateTypeCode')).find(Boolean);
+  // BT-8 in the model's UNCL2005 (namespaces.ts).
+  const dueDateTypeCode = ciiDueDateTypeCode !== undefined ? UNCL2005_OF_CII_DUE_DATE_TYPE_CODE[ciiDueDateTypeCode] ?? ciiDueDateTypeCode : undefined;
   const taxPointDate = headerTaxes.map((t) => ciiDate(kid(t, 'TaxPointDate'))).find(Boolean);
   const invoiceRefs = kids(settlement, 'InvoiceReferencedDocument');
   const typeCode = txt(exchanged, 'TypeCode');

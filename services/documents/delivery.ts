@@ -26,7 +26,21 @@ export const DELIVER_JOB = 'document.deliver';
 /** A temporary transport failure is re-sent automatically up to this many times (spec: TRANSPORT_FAILURE). */
 export const MAX_RESENDS = 5;
 
+/**
+ * What travels: the original, or the form the sender asked for (a Factur-X PDF, which then travels
+ * like a hybrid deposit: the PDF as content, its CII as `xml`).
+ */
 function payloadOf(doc: Document): OutboundMessage['payload'] {
+  if (doc.outputFormat === 'factur-x' && doc.outputContent) {
+    return {
+      content: Buffer.from(doc.outputContent).toString('base64'),
+      contentType: 'application/pdf',
+      filename: `${(doc.number ?? doc.id).replace(/[^\w.-]+/g, '_')}.pdf`,
+      ...(doc.xml ? { xml: doc.xml, syntax: doc.xmlSyntax ?? undefined } : {}),
+      ...(doc.normalized ? { normalized: doc.normalized } : {}),
+      pdf: true,
+    } as OutboundMessage['payload'];
+  }
   return {
     content: Buffer.from(doc.originalContent ?? Buffer.alloc(0)).toString('base64'),
     contentType: doc.originalContentType ?? 'application/octet-stream',

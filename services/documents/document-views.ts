@@ -1,5 +1,6 @@
 /** Pure presenters of a document: the API view and its representation links. */
 import type { Document } from './document.entity.ts';
+import { BILLING_TYPES } from './lifecycle.ts';
 import type { ClearanceView, DocumentView } from './documents.contract.ts';
 
 /**
@@ -24,7 +25,13 @@ function linksOf(doc: Document, has?: Representations): Record<string, string> {
   if (has ? has.original : doc.originalContent != null) links.original = `${base}/original`;
   if (has ? has.xml : !!doc.xml) links.xml = `${base}/xml`;
   if (has ? has.json : !!doc.normalized) links.json = `${base}/json`;
-  if (doc.hasPdf || doc.pdfCopy) links.pdf = `${base}/pdf`;
+  // A structured invoice is drawn when it carries no PDF (representations.ts).
+  const rendered = BILLING_TYPES.has(doc.type) && (has ? has.json : !!doc.normalized);
+  if (doc.hasPdf || doc.pdfCopy || rendered) links.pdf = `${base}/pdf`;
+  if (rendered) {
+    links.preview = `${base}/preview`;
+    links.facturx = `${base}/facturx`;
+  }
   if (has ? has.clearanceReceipt : doc.clearance?.receipt) links.clearanceReceipt = `${base}/clearance/receipt`;
   if (has ? has.clearanceOriginal : doc.clearance?.legalOriginal) links.clearanceOriginal = `${base}/clearance/original`;
   return links;

@@ -140,6 +140,12 @@ export const Document = defineEntity({
     hasPdf: p.boolean().default(false),
     /** A structured invoice carrying a PDF copy of itself (an application/pdf attachment): its PDF representation. */
     pdfCopy: p.boolean().default(false),
+    /**
+     * The form the sender asked the document to travel in (`factur-x`), when it is not the original's:
+     * `outputContent` is what is delivered (the Factur-X PDF); `xml` is then the CII it embeds.
+     */
+    outputFormat: p.string().length(32).nullable(),
+    outputContent: p.blob().nullable(),
     readAt: p.datetime().nullable(),
     archivedAt: p.datetime().nullable(),
     /** The send's Idempotency-Key (idempotencyDigest of credential and key) and request hash: a retry finds this document (send.ts). */

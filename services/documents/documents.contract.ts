@@ -18,6 +18,8 @@ export const DOCUMENT_TYPES = ['invoice', 'credit-note', 'debit-note', 'purchase
 /** API statuses a document can have: the spec's lifecycle names plus `sent` / `received` before any buyer move, `duplicate` for a repeated incoming copy (see `duplicateOf`) and `stored` for raw deposits. */
 export const DOCUMENT_STATUSES = ['draft', 'sent', 'received', 'duplicate', 'stored', 'under_review', 'approved', 'partially_paid', 'paid', 'disputed', 'rejected'] as const;
 export const SEND_FORMATS = ['json', 'ubl-xml', 'cii-xml', 'auto', 'raw'] as const;
+/** Forms a sender may ask a structured invoice to travel in instead of its record's own syntax. */
+export const OUTPUT_FORMATS = ['factur-x'] as const;
 export const DOCUMENT_ACTIONS = ['link', 'add-note', 'mark-read', 'mark-unread', 'archive', 'unarchive'] as const;
 
 export interface SendParams {
@@ -32,6 +34,8 @@ export interface SendParams {
   xml?: string;
   file?: { content: string; contentType?: string; filename?: string };
   metadata?: Record<string, unknown>;
+  /** The form the document travels in when not its record's own: `factur-x` (French recipients). */
+  outputFormat?: (typeof OUTPUT_FORMATS)[number];
   /** Raw-body deposit form (query parameters). */
   contentType?: string;
   filename?: string;
@@ -152,7 +156,7 @@ export const documentSchema = {
     metadata: { ...nullable('object'), additionalProperties: true },
     fileId: { type: 'string', description: 'Raw uploads: the stored file' },
     storedFormat: { type: 'string', description: 'Raw uploads: gzip, zip, pdf, xml or raw' },
-    links: { type: 'object', description: 'Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority\'s receipt and signed original, when it gave them)', additionalProperties: { type: 'string' } },
+    links: { type: 'object', description: 'Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority\'s receipt and signed original, when it gave them)', additionalProperties: { type: 'string' } },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
@@ -171,6 +175,7 @@ const envelopeParams = {
   metadata: { type: 'object', optional: true, openapi: SEND_METADATA_SCHEMA },
   contentType: { type: 'string', optional: true, max: 255 },
   filename: { type: 'string', optional: true, max: 255 },
+  outputFormat: { type: 'enum', values: [...OUTPUT_FORMATS], optional: true, description: '`factur-x`: an invoice, credit note or debit note (json, ubl-xml or cii-xml) for a French recipient travels as Factur-X, a PDF/A-3 drawn from it with its CII embedded (EN 16931 profile; the CII is validated with the destination\'s rules first). The original stays the record; `xml` becomes the CII it carries, `pdf` and `facturx` answer the PDF delivered. 400 INVALID_REQUEST (`details[0].field` outputFormat) for another recipient or format' },
 } as const;
 
 export const send = defineAction<SendParams, DocumentView>(SERVICE, 'send', {
@@ -251,25 +256,32 @@ export const get = defineAction<{ id: string }, DocumentView>(SERVICE, 'get', {
   params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
   http: {
     method: 'GET', path: '/v1/documents/:id', access: 'documents.read', tag: 'Documents',
-    summary: 'One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)',
+    summary: 'One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF, HTML preview and Factur-X of a structured invoice)',
     response: documentSchema,
   },
 });
 
-const representation = (name: 'original' | 'xml' | 'json' | 'pdf', summary: string, mediaType: string) =>
+const RENDER_ERRORS = { 422: 'DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it' };
+
+const representation = (name: 'original' | 'xml' | 'json' | 'pdf' | 'preview' | 'facturx', summary: string, mediaType: string, rendered = false) =>
   defineAction<{ id: string }, Buffer | string | Record<string, unknown>>(SERVICE, `${name}Representation`, {
     params: { ...STRICT_REMOVE, id: { type: 'string', min: 1, max: 64 } },
     http: {
       method: 'GET', path: `/v1/documents/:id/${name}`, access: 'documents.read', tag: 'Documents', summary,
       ...(name === 'json' ? {} : { responseMediaType: mediaType }),
-      response: name === 'json' ? { type: 'object', additionalProperties: true, description: 'Canonical EN 16931 model (BT/BG names in the field docs) or the body of a non-billing document' } : { type: 'string', format: 'binary' },
+      ...(rendered ? { errors: RENDER_ERRORS } : {}),
+      response: name === 'json'
+        ? { type: 'object', additionalProperties: true, description: 'Canonical EN 16931 model (BT/BG names in the field docs) or the body of a non-billing document' }
+        : name === 'preview' ? { type: 'string', description: 'A self-contained HTML page (UTF-8)' } : { type: 'string', format: 'binary' },
     },
   });
 
 export const originalRepresentation = representation('original', 'The original artefact, byte for byte, with the content type it was stored with (the legal record)', '*/*');
-export const xmlRepresentation = representation('xml', 'The structured XML (UBL 2.1 or CII D16B)', 'application/xml');
+export const xmlRepresentation = representation('xml', 'The structured XML (UBL 2.1 or CII D16B; for a document sent as Factur-X, the CII it embeds)', 'application/xml');
 export const jsonRepresentation = representation('json', 'The normalised JSON (canonical EN 16931 model, or the structured body of a non-billing document)', 'application/json');
-export const pdfRepresentation = representation('pdf', 'The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)', 'application/pdf');
+export const pdfRepresentation = representation('pdf', 'The PDF of the document: a hybrid\'s own (Factur-X / ZUGFeRD), the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows), the Factur-X it was sent as, else a PDF drawn from the invoice (seller, buyer, lines, VAT breakdown, totals, dates, payment; Helvetica, so characters outside Western European Latin show as "?" with a footer saying so, and the preview shows them). 404 when the document is no structured invoice and carries no PDF', 'application/pdf', true);
+export const previewRepresentation = representation('preview', 'The invoice as a readable HTML page (any syntax it came in: UBL, CII, Factur-X, FatturaPA, KSeF …): seller, buyer, lines, VAT breakdown, totals, dates, payment terms and means. Self-contained and escaped, no script, served with a Content-Security-Policy that lets nothing load or run. 404 when the document is no structured invoice', 'text/html', true);
+export const facturxRepresentation = representation('facturx', 'The invoice as Factur-X: a PDF/A-3 whose visual is the PDF representation\'s, embedding its CII as factur-x.xml (AFRelationship Alternative, in the /AF array) with the Factur-X XMP extension schema (EN 16931 profile unless the CII names another). A document sent as Factur-X answers the bytes it was delivered as; another is built from its record, the same bytes on every call. 404 when the document is no structured invoice', 'application/pdf', true);
 
 /** What a tax authority's clearance gave beside its id: its receipt (KSeF UPO …) and its signed version of the invoice (ANAF's signed archive …). */
 export const clearancePart = defineAction<{ id: string; part: 'receipt' | 'original' }, Buffer>(SERVICE, 'clearancePart', {

@@ -73,6 +73,8 @@ const DocumentsService: ServiceSchema = {
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
     pdfRepresentation: implement(contract.pdfRepresentation, async function (this: DocsThis, ctx) { return representations.pdf.call(this, ctx); }),
+    previewRepresentation: implement(contract.previewRepresentation, async function (this: DocsThis, ctx) { return representations.preview.call(this, ctx); }),
+    facturxRepresentation: implement(contract.facturxRepresentation, async function (this: DocsThis, ctx) { return representations.facturx.call(this, ctx); }),
     clearancePart: implement(contract.clearancePart, representations.clearancePart),
     getEvidence: implement(contract.getEvidence, evidence),
     getEvidenceBundle: implement(contract.getEvidenceBundle, evidenceBundle),

@@ -21,6 +21,8 @@ import type { CheckResult, Participant } from '../../adapters/sdk/index.ts';
 import { rawDeposit, detectFormat, parseRecipient, countryOfPeppolId, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
+import { RENDER_TASKS } from './render.tasks.ts';
+import type { FacturX } from '../../mappings/index.ts';
 import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor } from './lifecycle-steps.ts';
@@ -56,6 +58,9 @@ interface Artefact {
   hasPdf: boolean;
   storedFormat: string | null;
   fileId: string | null;
+  /** The form it travels in when not the record's own (Factur-X), and those bytes. */
+  outputFormat?: 'factur-x';
+  outputContent?: Buffer;
 }
 
 function fromCanonical(c: CanonicalInvoice): Pick<Artefact, 'number' | 'issueDate' | 'dueDate' | 'currency' | 'totalAmount' | 'sellerKey' | 'normalized'> {
@@ -79,9 +84,9 @@ function estimatedJsonBytes(document: Record<string, unknown>): number {
 }
 
 /** A parse task of the send path, on the document workers (or inline when small); pure-layer errors become DomainErrors. */
-async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[], size: number): Promise<T> {
+async function parseOnWorkers<T>(workers: WorkerPool, fn: string, args: unknown[], size: number, tasks: string = PARSE_TASKS): Promise<T> {
   try {
-    return await workers.run<T>(PARSE_TASKS, fn, args, size);
+    return await workers.run<T>(tasks, fn, args, size);
   } catch (err) {
     return asDomainError(err);
   }
@@ -174,6 +179,36 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: FormattedSend
       };
     }
   }
+}
+
+/** Is the recipient French: a French reception point, or a Peppol id of a French scheme (0009 SIREN …)? */
+function frenchRecipient(resolved: Resolved): boolean {
+  return resolved.country === 'FR' || (resolved.peppolId !== null && countryOfPeppolId(resolved.peppolId) === 'FR');
+}
+
+/**
+ * outputFormat=factur-x: the invoice drawn and its CII embedded (a CII record as it is, else the
+ * invoice written as EN 16931 CII, which is validated with the destination's rules first: it is what
+ * travels). The original stays the record; `xml` becomes the CII delivered.
+ */
+async function withFacturX(workers: WorkerPool, ctx: Context, artefact: Artefact, documentId: string, destination: Destination): Promise<Artefact> {
+  const canonical = artefact.normalized as unknown as CanonicalInvoice;
+  const cii = artefact.xmlSyntax?.startsWith('cii') && artefact.xml ? artefact.xml : undefined;
+  const built = await parseOnWorkers<FacturX>(workers, 'renderFacturX', [canonical, { documentId, ...(cii ? { cii } : {}) }], 4_000 + canonical.lines.length * 4_000, RENDER_TASKS);
+  if (!cii) {
+    const destinationParams = { ...(destination.country ? { country: destination.country } : {}), ...(destination.network ? { network: destination.network } : {}) };
+    const result = await call(ctx, validate, { format: 'cii-xml', xml: built.xml, ...destinationParams });
+    if (!result.valid) throw validationFailed(result.findings);
+  }
+  return { ...artefact, xml: built.xml, xmlSyntax: 'cii-d16b', outputFormat: 'factur-x', outputContent: Buffer.from(built.pdf.buffer, built.pdf.byteOffset, built.pdf.byteLength) };
+}
+
+/** What outputFormat=factur-x needs: a structured invoice (not already a PDF) for a French recipient. */
+function assertFacturXOutput(p: FormattedSend, resolved: Resolved | undefined, artefact: Artefact): void {
+  const refuse = (message: string): never => { throw new DomainError('INVALID_REQUEST', message, { details: [issue('outputFormat', 'factur-x', message)] }); };
+  if (!BILLING_TYPES.has(p.type) || !artefact.normalized) refuse(`outputFormat=factur-x takes an invoice, credit note or debit note sent as json, ubl-xml, cii-xml or auto (XML), not a ${p.type} sent as ${p.format}`);
+  if (artefact.hasPdf) refuse('outputFormat=factur-x: this deposit is a PDF already; it travels as it is');
+  if (!resolved || !frenchRecipient(resolved)) refuse('outputFormat=factur-x is for French recipients (a French reception point or a French Peppol id such as 0009:<SIREN>)');
 }
 
 interface Resolved {
@@ -311,8 +346,14 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
   }
 
   const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth, company.country ?? null) : undefined;
-  const artefact = await buildArtefact(this.workers, ctx, p, { country: resolved?.country, network: resolved?.network, senderPeppolId: company.peppolId, recipientPeppolId: resolved?.peppolId });
+  const destination: Destination = { country: resolved?.country, network: resolved?.network, senderPeppolId: company.peppolId, recipientPeppolId: resolved?.peppolId };
+  let artefact = await buildArtefact(this.workers, ctx, p, destination);
   if (BILLING_TYPES.has(p.type)) assertIssuer(artefact, company, p);
+  const documentId = newId('document');
+  if (p.outputFormat === 'factur-x') {
+    assertFacturXOutput(p, resolved, artefact);
+    artefact = await withFacturX(this.workers, ctx, artefact, documentId, destination);
+  }
   const sellerKey = BILLING_TYPES.has(p.type) && artefact.number ? (artefact.sellerKey ?? company.vatNumber ?? company.id) : null;
 
   const clock = await companyClock(em, company.id);
@@ -333,7 +374,7 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
       }
       const lifecycle: LifecycleEntry[] = [];
       doc = tx.create(Document, {
-        id: newId('document'),
+        id: documentId,
         organizationId: auth.organizationId,
         companyId: company.id,
         livemode: auth.livemode,
@@ -377,6 +418,8 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
         normalized: artefact.normalized,
         hasPdf: artefact.hasPdf,
         pdfCopy: !artefact.hasPdf && pdfCopyOf(artefact.normalized) !== null,
+        outputFormat: artefact.outputFormat ?? null,
+        outputContent: artefact.outputContent ?? null,
         readAt: null,
         archivedAt: null,
         idempotencyKey: idempotency?.key ?? null,

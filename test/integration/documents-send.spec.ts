@@ -79,7 +79,8 @@ describe('exchange between two sandbox organizations', () => {
     const incoming = await incomingFor(b.apiKey, number);
     expect(incoming).toMatchObject({ direction: 'incoming', type: 'invoice', status: 'received', deliveryStatus: 'received', from: { peppolId: a.company.peppolId, name: 'alice Sandbox BV' }, totalAmount: 242 });
     expect(incoming.links).toEqual(expect.objectContaining({ original: `/v1/documents/${incoming.id}/original`, xml: `/v1/documents/${incoming.id}/xml`, json: `/v1/documents/${incoming.id}/json` }));
-    expect(incoming.links.pdf).toBeUndefined();
+    // No PDF travelled: the PDF link is the invoice drawn (test/integration/document-renderings.spec.ts).
+    expect(incoming.links.pdf).toBe(`/v1/documents/${incoming.id}/pdf`);
     const original = await api(t.baseUrl, 'GET', incoming.links.original, { key: b.apiKey });
     expect(original.status).toBe(200);
     expect(original.headers.get('content-type')).toMatch(/^application\/xml/);
@@ -88,7 +89,9 @@ describe('exchange between two sandbox organizations', () => {
     expect(xml.text).toMatch(/^<\?xml|<Invoice/);
     const json = await api(t.baseUrl, 'GET', incoming.links.json, { key: b.apiKey });
     expect(json.body).toMatchObject({ number, currency: 'EUR', seller: { name: 'Acme SPRL' } });
-    expectEnvelope(await api(t.baseUrl, 'GET', `/v1/documents/${incoming.id}/pdf`, { key: b.apiKey }), 404, 'RESOURCE_NOT_FOUND');
+    const drawn = await fetch(`${t.baseUrl}/v1/documents/${incoming.id}/pdf`, { headers: { authorization: `Bearer ${b.apiKey}` } });
+    expect(drawn.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await drawn.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
     // The sender cannot read the receiver's copy, and the other way round.
     expectEnvelope(await api(t.baseUrl, 'GET', `/v1/documents/${incoming.id}`, { key: a.apiKey }), 404, 'DOCUMENT_NOT_FOUND');
 

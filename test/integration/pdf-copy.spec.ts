@@ -50,12 +50,16 @@ it('a PDF copy attached to a UBL invoice is its PDF representation, for the send
   expect(Buffer.from(await theirs.arrayBuffer()).equals(pdf)).toBe(true);
 }, 60_000);
 
-it('an attachment labelled application/pdf that is no PDF is not offered as one', async () => {
+it('an attachment labelled application/pdf that is no PDF is not offered as one: the PDF is the invoice drawn', async () => {
   const [seller, buyer] = [await bootstrap(t.baseUrl), await bootstrap(t.baseUrl)];
-  const xml = await ublWithAttachment(seller.apiKey, seller.company.vatNumber, 'PDF-FAKE-1', Buffer.from('not a pdf at all'));
+  const fake = Buffer.from('not a pdf at all');
+  const xml = await ublWithAttachment(seller.apiKey, seller.company.vatNumber, 'PDF-FAKE-1', fake);
   const sent = await api<{ id: string; links: Record<string, string> }>(t.baseUrl, 'POST', '/v1/documents/send', { key: seller.apiKey, body: { type: 'invoice', format: 'ubl-xml', to: buyer.company.peppolId, xml } });
   expect(sent.status).toBe(201);
-  expect(sent.body.links.pdf).toBeUndefined();
-  const got = await api(t.baseUrl, 'GET', `/v1/documents/${sent.body.id}/pdf`, { key: seller.apiKey });
-  expect(got.status).toBe(404);
+  const got = await fetch(`${t.baseUrl}/v1/documents/${sent.body.id}/pdf`, { headers: { authorization: `Bearer ${seller.apiKey}` } });
+  expect(got.status).toBe(200);
+  expect(got.headers.get('content-disposition')).toBe('inline; filename="PDF-FAKE-1.pdf"');
+  const body = Buffer.from(await got.arrayBuffer());
+  expect(body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  expect(body.includes(fake)).toBe(false);
 }, 60_000);

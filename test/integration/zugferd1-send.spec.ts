@@ -63,7 +63,8 @@ describe('ZUGFeRD 1.0 sent with format=auto', () => {
     const res = await sendAuto(xml, bob.company.peppolId);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ direction: 'outgoing', format: 'cii-xml', number: '471102', issueDate: '2013-03-05', dueDate: '2013-04-04', currency: 'EUR', totalAmount: 529.87, deliveryStatus: 'pending' });
-    expect(res.body.links.pdf).toBeUndefined();
+    // Bare XML carries no PDF: the PDF link is the invoice drawn from it.
+    expect(res.body.links.pdf).toBe(`/v1/documents/${res.body.id}/pdf`);
     expect(await settle(res.body.id)).toMatchObject({ deliveryStatus: 'delivered' });
 
     // The sender's record: its original is the caller's ZUGFeRD 1.0, its XML the CII delivered.

@@ -684,6 +684,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{id}/facturx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as Factur-X: a PDF/A-3 whose visual is the PDF representation's, embedding its CII as factur-x.xml (AFRelationship Alternative, in the /AF array) with the Factur-X XMP extension schema (EN 16931 profile unless the CII names another). A document sent as Factur-X answers the bytes it was delivered as; another is built from its record, the same bytes on every call. 404 when the document is no structured invoice
+         * @description The invoice as Factur-X: a PDF/A-3 whose visual is the PDF representation's, embedding its CII as factur-x.xml (AFRelationship Alternative, in the /AF array) with the Factur-X XMP extension schema (EN 16931 profile unless the CII names another). A document sent as Factur-X answers the bytes it was delivered as; another is built from its record, the same bytes on every call. 404 when the document is no structured invoice
+         */
+        get: operations["documents.facturxRepresentation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}": {
         parameters: {
             query?: never;
@@ -692,8 +712,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)
-         * @description One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)
+         * One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF, HTML preview and Factur-X of a structured invoice)
+         * @description One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF, HTML preview and Factur-X of a structured invoice)
          */
         get: operations["documents.get"];
         put?: never;
@@ -856,10 +876,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
-         * @description The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
+         * The PDF of the document: a hybrid's own (Factur-X / ZUGFeRD), the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows), the Factur-X it was sent as, else a PDF drawn from the invoice (seller, buyer, lines, VAT breakdown, totals, dates, payment; Helvetica, so characters outside Western European Latin show as "?" with a footer saying so, and the preview shows them). 404 when the document is no structured invoice and carries no PDF
+         * @description The PDF of the document: a hybrid's own (Factur-X / ZUGFeRD), the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows), the Factur-X it was sent as, else a PDF drawn from the invoice (seller, buyer, lines, VAT breakdown, totals, dates, payment; Helvetica, so characters outside Western European Latin show as "?" with a footer saying so, and the preview shows them). 404 when the document is no structured invoice and carries no PDF
          */
         get: operations["documents.pdfRepresentation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as a readable HTML page (any syntax it came in: UBL, CII, Factur-X, FatturaPA, KSeF …): seller, buyer, lines, VAT breakdown, totals, dates, payment terms and means. Self-contained and escaped, no script, served with a Content-Security-Policy that lets nothing load or run. 404 when the document is no structured invoice
+         * @description The invoice as a readable HTML page (any syntax it came in: UBL, CII, Factur-X, FatturaPA, KSeF …): seller, buyer, lines, VAT breakdown, totals, dates, payment terms and means. Self-contained and escaped, no script, served with a Content-Security-Policy that lets nothing load or run. 404 when the document is no structured invoice
+         */
+        get: operations["documents.previewRepresentation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -936,8 +976,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The structured XML (UBL 2.1 or CII D16B)
-         * @description The structured XML (UBL 2.1 or CII D16B)
+         * The structured XML (UBL 2.1 or CII D16B; for a document sent as Factur-X, the CII it embeds)
+         * @description The structured XML (UBL 2.1 or CII D16B; for a document sent as Factur-X, the CII it embeds)
          */
         get: operations["documents.xmlRepresentation"];
         put?: never;
@@ -7972,7 +8012,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -8039,6 +8079,118 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.facturxRepresentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8203,7 +8355,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -9262,7 +9414,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -9509,6 +9661,127 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.previewRepresentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED (honour Retry-After) */
             429: {
                 headers: {
@@ -9678,7 +9951,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -10324,6 +10597,11 @@ export interface operations {
                     };
                     contentType?: string;
                     filename?: string;
+                    /**
+                     * @description `factur-x`: an invoice, credit note or debit note (json, ubl-xml or cii-xml) for a French recipient travels as Factur-X, a PDF/A-3 drawn from it with its CII embedded (EN 16931 profile; the CII is validated with the destination's rules first). The original stays the record; `xml` becomes the CII it carries, `pdf` and `facturx` answer the PDF delivered. 400 INVALID_REQUEST (`details[0].field` outputFormat) for another recipient or format
+                     * @enum {unknown}
+                     */
+                    outputFormat?: "factur-x";
                 };
                 "*/*": string;
             };
@@ -10428,7 +10706,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -11081,6 +11359,11 @@ export interface operations {
                         };
                         contentType?: string;
                         filename?: string;
+                        /**
+                         * @description `factur-x`: an invoice, credit note or debit note (json, ubl-xml or cii-xml) for a French recipient travels as Factur-X, a PDF/A-3 drawn from it with its CII embedded (EN 16931 profile; the CII is validated with the destination's rules first). The original stays the record; `xml` becomes the CII it carries, `pdf` and `facturx` answer the PDF delivered. 400 INVALID_REQUEST (`details[0].field` outputFormat) for another recipient or format
+                         * @enum {unknown}
+                         */
+                        outputFormat?: "factur-x";
                     }[];
                 };
             };
@@ -11190,7 +11473,7 @@ export interface operations {
                                 fileId?: string;
                                 /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                                 storedFormat?: string;
-                                /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                                /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                                 links?: {
                                     [key: string]: string;
                                 };
@@ -17349,7 +17632,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
