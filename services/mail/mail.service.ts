@@ -38,7 +38,7 @@ const MailService: ServiceSchema = {
   name: 'mail',
 
   created() {
-    (this as unknown as MailThis).transports = new MailTransports(loadConfig().mail);
+    (this as unknown as MailThis).transports = new MailTransports(() => loadConfig().mail);
   },
 
   stopped() {
