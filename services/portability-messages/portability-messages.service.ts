@@ -16,7 +16,7 @@ import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
 import { routes as mailRoutes, send as sendMail, type SendMailResult } from '../mail/mail.contract.ts';
-import { buildPortabilityCsv, buildSubject, checkRequestRef, parseCsvRow, parseSubject, statusCodeOf, type PortabilityCsv } from '../../mappings/portability/index.ts';
+import { PORTABILITY_CSV_COLUMNS, buildPortabilityCsv, buildSubject, checkRequestRef, parseCsvRow, parseSubject, statusCodeOf, type PortabilityCsv, type PortabilityCsvFields } from '../../mappings/portability/index.ts';
 import { PortabilityMessage } from './portability-message.entity.ts';
 import { findPlatform, loadRegistry, platformView, portabilityAddressOf, searchRegistry, type PlatformRegistry } from './platform-registry.ts';
 import { counterpartRole, csvFilename, csvSha256, messageBody } from './message-text.ts';
@@ -39,7 +39,9 @@ function view(m: PortabilityMessage): contract.PortabilityMessageView {
 }
 
 function proof(m: PortabilityMessage): contract.PortabilityMessageProof {
-  return { ...view(m), csvFields: m.csvFields, reasonCode: m.reasonCode ?? null, reasonText: m.reasonText ?? null, recipientResolution: m.recipientResolution, annuaire: m.annuaire ?? null };
+  // In the columns' order (jsonb keeps its own).
+  const csvFields = Object.fromEntries(PORTABILITY_CSV_COLUMNS.map((c) => [c, m.csvFields[c] ?? ''])) as PortabilityCsvFields;
+  return { ...view(m), csvFields, reasonCode: m.reasonCode ?? null, reasonText: m.reasonText ?? null, recipientResolution: m.recipientResolution, annuaire: m.annuaire ?? null };
 }
 
 /** Mapping errors (MappingError) as the API's 400s. */
