@@ -286,8 +286,8 @@ export const accessPoint = defineAction<{ participantId: string }, AccessPointVi
   params: { ...STRICT_REMOVE, participantId: { type: 'string', min: 3, max: 160 } },
   http: {
     method: 'GET', path: '/v1/portability/access-point/:participantId', access: 'directory', tag: 'Portability',
-    summary: 'The platform routing a Peppol participant (outside France): resolved live through the SML, the participant\'s SMP and its signed endpoint, named from the endpoint certificate (O = operator, CN = seat id)',
-    description: 'Asks the live Peppol discovery connectors (peppol-discovery or peppol-as4) of this deployment whatever the caller\'s mode: it reads the public network, it sends nothing. 400 for a participant id that is not `<scheme>:<identifier>`; 404 when the SML has no record of it; 503 UPSTREAM_UNAVAILABLE when no discovery connector runs, or DNS or the SMP does not answer (or signs with an untrusted certificate).',
+    summary: 'The platform routing a Peppol participant (outside France): resolved at the time of the call through the SML, the participant\'s SMP and its signed endpoint, named from the endpoint certificate (O = operator, CN = seat id)',
+    description: 'Asks, at the time of the call, the Peppol discovery connectors (peppol-discovery, or the peppol-as4 access point\'s own discovery) of the caller\'s mode: production for live keys, the Peppol test network for test keys. 400 for a participant id that is not `<scheme>:<identifier>`; 404 when the SML has no record of it; 503 UPSTREAM_UNAVAILABLE when no discovery connector runs, or DNS or the SMP does not answer (or signs with an untrusted certificate).',
     errors: { 503: 'UPSTREAM_UNAVAILABLE: no live Peppol discovery connector, or the SML/SMP did not answer' },
     response: {
       type: 'object', required: ['participantId', 'registered', 'canReceive', 'endpoint', 'platform', 'network', 'checkedAt'],

@@ -331,3 +331,12 @@ describe('GET /v1/portability/companies', () => {
     expectEnvelope(await api(t.baseUrl, 'GET', '/v1/portability/companies', { key: sandboxKey }), 400, 'MISSING_FIELD');
   });
 });
+
+describe('GET /v1/portability/access-point/{participantId} without a Peppol discovery connector', () => {
+  it('is 503 naming what to enable, and 400 for a malformed id (the resolution itself: portability-access-point.spec.ts)', async () => {
+    const res = await api(t.baseUrl, 'GET', '/v1/portability/access-point/0208:0403170701', { key: sandboxKey });
+    expectEnvelope(res, 503, 'UPSTREAM_UNAVAILABLE');
+    expect(res.body.error.message).toContain('peppol-discovery');
+    expectEnvelope(await api(t.baseUrl, 'GET', '/v1/portability/access-point/nope', { key: sandboxKey }), 400, 'INVALID_REQUEST');
+  });
+});
