@@ -2116,6 +2116,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/portability/access-point/{participantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The platform routing a Peppol participant (outside France): resolved at the time of the call through the SML, the participant's SMP and its signed endpoint, named from the endpoint certificate (O = operator, CN = seat id)
+         * @description Asks, at the time of the call, the Peppol discovery connectors (peppol-discovery, or the peppol-as4 access point's own discovery) of the caller's mode: production for live keys, the Peppol test network for test keys. 400 for a participant id that is not `<scheme>:<identifier>`; 404 when the SML has no record of it; 503 UPSTREAM_UNAVAILABLE when no discovery connector runs, or DNS or the SMP does not answer (or signs with an untrusted certificate).
+         */
+        get: operations["portability-messages.accessPoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's portability messages, newest first, with the number matching the filters (`total`); filters `requestRef`, `siren`, `state`, `messageType`, `dispatched`
+         * @description The organization's portability messages, newest first, with the number matching the filters (`total`); filters `requestRef`, `siren`, `state`, `messageType`, `dispatched`
+         */
+        get: operations["portability-messages.listMessages"];
+        put?: never;
+        /**
+         * Build, log and (when this deployment dispatches) mail one portability message to the other platform of a switch
+         * @description Builds the subject `[PORTABILITE][<MESSAGE_TYPE>][<STATUS_CODE>][SIREN:<9 digits>][REF:<requestRef>]` and the 18-column semicolon CSV (`request_datetime` now in UTC unless given with its timezone), logs the message whether or not it is mailed, then mails it. Recipient: `to` when given (always wins), else the other platform of the switch (for a `GAINING_PA` sender the losing one, for a `LOSING_PA` sender the gaining one; without `directionRole`, REQUEST and COMPLETION go to the losing platform, ACK and DECISION to the gaining one) found by id (matricule) or name in the registry snapshot (`GET /v1/portability/platforms`); its portability address, else its contact address. A sandbox key never reaches a platform (`reason: sandbox`); a live message is mailed only when the deployment dispatches (EINV_PORTABILITY_DISPATCH) and has an SMTP server; the CSV travels inline in the body, or attached as `filename` through a direct relay (EINV_PORTABILITY_RELAY_URL). A `rejected` state needs `reasonCode`. 400 for a SIREN not of 9 digits, an unknown type or state, a `requestRef` containing `]` or a line break, a date without its timezone.
+         */
+        post: operations["portability-messages.createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One message with its proof: the CSV (row, fields, SHA-256), the recipient and how it was resolved, the mail id, and the annuaire snapshot taken when it was recorded
+         * @description One message with its proof: the CSV (row, fields, SHA-256), the recipient and how it was resolved, the mail id, and the annuaire snapshot taken when it was recorded
+         */
+        get: operations["portability-messages.getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The French approved platforms (registry snapshot shipped with the product, or the operator's EINV_PORTABILITY_PLATFORMS_FILE), by name, e-mail or website (`q`) and `status`; matricules only for signed-in readers, and only where the snapshot has one
+         * @description `source` and `snapshotDate` say where the list comes from and when it was taken. `matricule` is absent when unknown (never invented); `matriculeConfidence` says how it is known: `confirmed` (by the platform), `published` (an official list), `inferred` (deduced, e.g. from traffic). Public: anyone may read the list; with a valid credential the matricules are shown (an invalid one is 401).
+         */
+        get: operations["portability-messages.listPlatforms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/messages/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an inbound portability message: its subject (and optionally its CSV data row, without the header) → type, status code, state, SIREN, reference and the 18 fields
+         * @description A subject off the grammar, a SIREN not of 9 digits, an unknown message type or status code, a reference containing `]`, or a row that is not one record of exactly 18 columns is 400.
+         */
+        post: operations["portability-messages.parseMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Companies to switch, from a name (ranked suggestions) or an identifier (direct lookup): a Peppol id, a VAT number, or a bare number with `country` looked up under that country's register scheme (FR SIREN/SIRET, BE enterprise number, DK CVR, SE/NO organisation number …); a country without one gets no invented scheme (`query.note` says so)
+         * @description Looks among this platform's participants (the caller's mode) and, when configured, the Peppol Directory (EINV_PEPPOL_DIRECTORY_URL); `sources` says which answered.
+         */
+        get: operations["portability-messages.suggestCompanies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "document.received": {
@@ -20699,6 +20823,1041 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.accessPoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                participantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        participantId: string;
+                        registered: boolean;
+                        canReceive: boolean;
+                        endpoint: {
+                            url: string;
+                            transportProfile: string;
+                            certificateSubject: string | null;
+                            /** Format: date-time */
+                            certificateNotAfter: string | null;
+                        } | null;
+                        platform: {
+                            name: string | null;
+                            seatId: string | null;
+                            country: string | null;
+                        } | null;
+                        network: string;
+                        /** Format: date-time */
+                        checkedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: no live Peppol discovery connector, or the SML/SMP did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.listMessages": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                requestRef?: string;
+                siren?: string;
+                state?: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                messageType?: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                dispatched?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @example pmsg_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                            id: string;
+                            /** @example [PORTABILITE][REQUEST][REQ][SIREN:120027016][REF:PORT-2026-0001] */
+                            subject: string;
+                            /** @enum {string} */
+                            messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                            /** @enum {string} */
+                            statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                            /** @enum {string} */
+                            state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                            requestRef: string;
+                            taxpayerSiren: string;
+                            /** @enum {string|null} */
+                            directionRole: "GAINING_PA" | "LOSING_PA" | null;
+                            /** @example PORTABILITE_REQUEST_REQ_120027016_PORT-2026-0001_20261127T083000Z.csv */
+                            filename: string;
+                            /** @description The 18 column names joined by `;` */
+                            csvHeader: string;
+                            /** @description The data row (semicolon CSV, quoted where needed) */
+                            csvRow: string;
+                            /** @description SHA-256 (hex) of the CSV file: header and row, each ended by CRLF, UTF-8 */
+                            csvSha256: string;
+                            /** @description The recipient address, or null when none was found */
+                            to: string | null;
+                            /**
+                             * @example registry:Example Platform
+                             * @example explicit
+                             * @example unresolved
+                             */
+                            recipientSource: string;
+                            dispatched: boolean;
+                            /**
+                             * @description `sent`, `dispatch_disabled` (EINV_PORTABILITY_DISPATCH off), `not_configured` (no SMTP server), `no_recipient`, `sandbox` (a test key never reaches a real platform), or the mail error
+                             * @example sent
+                             * @example sandbox
+                             */
+                            reason: string;
+                            smtpMessageId: string | null;
+                            /** @enum {string|null} */
+                            transport: "smtp" | "relay" | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        hasMore: boolean;
+                        cursor: string | null;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.createMessage": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                    /** @enum {unknown} */
+                    state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                    requestRef: string;
+                    taxpayerSiren: string;
+                    /** @enum {unknown} */
+                    directionRole?: "GAINING_PA" | "LOSING_PA";
+                    taxpayerSiret?: string;
+                    taxpayerName?: string;
+                    gainingPaId?: string;
+                    losingPaId?: string;
+                    gainingPaName?: string;
+                    losingPaName?: string;
+                    effectiveDate?: string;
+                    transferredAddresses?: string[];
+                    mandateRef?: string;
+                    mandateSignatory?: string;
+                    requestDatetime?: string;
+                    /** Format: email */
+                    to?: string;
+                    reasonCode?: string;
+                    reasonText?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example pmsg_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @example [PORTABILITE][REQUEST][REQ][SIREN:120027016][REF:PORT-2026-0001] */
+                        subject: string;
+                        /** @enum {string} */
+                        messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        /** @enum {string} */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        requestRef: string;
+                        taxpayerSiren: string;
+                        /** @enum {string|null} */
+                        directionRole: "GAINING_PA" | "LOSING_PA" | null;
+                        /** @example PORTABILITE_REQUEST_REQ_120027016_PORT-2026-0001_20261127T083000Z.csv */
+                        filename: string;
+                        /** @description The 18 column names joined by `;` */
+                        csvHeader: string;
+                        /** @description The data row (semicolon CSV, quoted where needed) */
+                        csvRow: string;
+                        /** @description SHA-256 (hex) of the CSV file: header and row, each ended by CRLF, UTF-8 */
+                        csvSha256: string;
+                        /** @description The recipient address, or null when none was found */
+                        to: string | null;
+                        /**
+                         * @example registry:Example Platform
+                         * @example explicit
+                         * @example unresolved
+                         */
+                        recipientSource: string;
+                        dispatched: boolean;
+                        /**
+                         * @description `sent`, `dispatch_disabled` (EINV_PORTABILITY_DISPATCH off), `not_configured` (no SMTP server), `no_recipient`, `sandbox` (a test key never reaches a real platform), or the mail error
+                         * @example sent
+                         * @example sandbox
+                         */
+                        reason: string;
+                        smtpMessageId: string | null;
+                        /** @enum {string|null} */
+                        transport: "smtp" | "relay" | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST (SIREN, SIRET, requestRef, addresses), INVALID_ENUM (messageType, state, directionRole), INVALID_DATE (effectiveDate, requestDatetime), MISSING_FIELD (reasonCode on a rejection) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.getMessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example pmsg_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @example [PORTABILITE][REQUEST][REQ][SIREN:120027016][REF:PORT-2026-0001] */
+                        subject: string;
+                        /** @enum {string} */
+                        messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        /** @enum {string} */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        requestRef: string;
+                        taxpayerSiren: string;
+                        /** @enum {string|null} */
+                        directionRole: "GAINING_PA" | "LOSING_PA" | null;
+                        /** @example PORTABILITE_REQUEST_REQ_120027016_PORT-2026-0001_20261127T083000Z.csv */
+                        filename: string;
+                        /** @description The 18 column names joined by `;` */
+                        csvHeader: string;
+                        /** @description The data row (semicolon CSV, quoted where needed) */
+                        csvRow: string;
+                        /** @description SHA-256 (hex) of the CSV file: header and row, each ended by CRLF, UTF-8 */
+                        csvSha256: string;
+                        /** @description The recipient address, or null when none was found */
+                        to: string | null;
+                        /**
+                         * @example registry:Example Platform
+                         * @example explicit
+                         * @example unresolved
+                         */
+                        recipientSource: string;
+                        dispatched: boolean;
+                        /**
+                         * @description `sent`, `dispatch_disabled` (EINV_PORTABILITY_DISPATCH off), `not_configured` (no SMTP server), `no_recipient`, `sandbox` (a test key never reaches a real platform), or the mail error
+                         * @example sent
+                         * @example sandbox
+                         */
+                        reason: string;
+                        smtpMessageId: string | null;
+                        /** @enum {string|null} */
+                        transport: "smtp" | "relay" | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        csvFields: {
+                            request_ref: string;
+                            message_type: string;
+                            status_code: string;
+                            direction_role: string;
+                            taxpayer_siren: string;
+                            taxpayer_siret: string;
+                            taxpayer_name: string;
+                            gaining_pa_id: string;
+                            gaining_pa_name: string;
+                            losing_pa_id: string;
+                            losing_pa_name: string;
+                            effective_date: string;
+                            transferred_addresses: string;
+                            mandate_ref: string;
+                            mandate_signatory: string;
+                            request_datetime: string;
+                            reason_code: string;
+                            reason_text: string;
+                        };
+                        reasonCode: string | null;
+                        reasonText: string | null;
+                        recipientResolution: {
+                            /** @enum {string} */
+                            source: "explicit" | "registry" | "unresolved";
+                            counterpart: {
+                                /** @enum {string} */
+                                role: "GAINING_PA" | "LOSING_PA";
+                                id: string | null;
+                                name: string | null;
+                            } | null;
+                            platform: {
+                                name: string;
+                                matricule: string | null;
+                                email: string;
+                            } | null;
+                            registry: {
+                                source: string;
+                                /** Format: date */
+                                snapshotDate: string;
+                            };
+                        };
+                        /** @description The `GET /v1/portability/annuaire/{siren}` answer when the message was recorded; null when the portability service could not be asked */
+                        annuaire: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.listPlatforms": {
+        parameters: {
+            query?: {
+                q?: string;
+                status?: "registered" | "pending_interop";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            website: string | null;
+                            email: string | null;
+                            portabilityEmail: string | null;
+                            contactEmail: string | null;
+                            /** Format: date */
+                            registeredOn: string | null;
+                            /** @enum {string} */
+                            status: "registered" | "pending_interop";
+                            matricule?: string;
+                            /** @enum {string} */
+                            matriculeConfidence?: "confirmed" | "published" | "inferred";
+                        }[];
+                        total: number;
+                        source: string;
+                        /** Format: date */
+                        snapshotDate: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY: a credential was sent and is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.parseMessage": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject: string;
+                    csvRow?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        /** @enum {string} */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        siren: string;
+                        requestRef: string;
+                        fields?: {
+                            request_ref: string;
+                            message_type: string;
+                            status_code: string;
+                            direction_role: string;
+                            taxpayer_siren: string;
+                            taxpayer_siret: string;
+                            taxpayer_name: string;
+                            gaining_pa_id: string;
+                            gaining_pa_name: string;
+                            losing_pa_id: string;
+                            losing_pa_name: string;
+                            effective_date: string;
+                            transferred_addresses: string;
+                            mandate_ref: string;
+                            mandate_signatory: string;
+                            request_datetime: string;
+                            reason_code: string;
+                            reason_text: string;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST (subject off the grammar, SIREN, reference, CSV row not 18 columns), INVALID_ENUM (message type, status code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.suggestCompanies": {
+        parameters: {
+            query: {
+                q: string;
+                country?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            country: string | null;
+                            peppolId: string;
+                            /** @enum {string} */
+                            source: "platform" | "peppol-directory";
+                            score: number;
+                        }[];
+                        query: {
+                            q: string;
+                            country: string | null;
+                            /** @enum {string} */
+                            kind: "peppolId" | "vatNumber" | "registrationNumber" | "name";
+                            peppolId: string | null;
+                            note: string | null;
+                        };
+                        sources: {
+                            source: string;
+                            available: boolean;
+                            message: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
