@@ -77,6 +77,14 @@ it('mails the key owner once when 8 failed attempts pause the webhook', async ()
   expect(smtp.messages.filter((m) => m.subject.includes(receiver.url))).toHaveLength(1);
 }, 90_000);
 
+it('an organization-level webhook (a platform key\'s) tells the organization-wide key owners', async () => {
+  const before = smtp.messages.length;
+  const { hook, receiver } = await pausedHook({ label: 'mail-paused-platform', keyType: 'platform', email: 'platform-ops@example.test' });
+  const [mail] = (await smtp.waitFor(before + 1)).slice(before).filter((m) => m.subject.includes(receiver.url));
+  expect(mail!.to).toEqual(['platform-ops@example.test']);
+  expect(partsOf(mail!.raw)[0]!.content).toContain(`Your sandbox webhook ${hook.id}`);
+}, 90_000);
+
 it('an organization whose keys carry no e-mail is paused all the same, and nobody is mailed', async () => {
   const before = smtp.messages.length;
   const { receiver } = await pausedHook({ label: 'mail-paused-nobody' });
