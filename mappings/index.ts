@@ -67,3 +67,8 @@ export type { Fa3Options } from './ksef-fa3/from-canonical.ts';
 export { FA3_NS, FA3_FORM_CODE, isValidNip, nipOf } from './ksef-fa3/codes.ts';
 export { fa3ToCanonical, fa3TreeToCanonical } from './ksef-fa3/to-canonical.ts';
 export type { Fa3Parsed } from './ksef-fa3/to-canonical.ts';
+export {
+  PORTABILITY_STATES, PORTABILITY_STATUS_CODES, PORTABILITY_MESSAGE_TYPES, DIRECTION_ROLES, STATUS_CODE_BY_STATE, STATE_BY_STATUS_CODE, PORTABILITY_CSV_COLUMNS,
+  statusCodeOf, stateOfStatusCode, messageTypeOf, buildSubject, parseSubject, buildPortabilityCsv, parseCsvRow, csvOf,
+} from './portability/index.ts';
+export type { PortabilityState, PortabilityStatusCode, PortabilityMessageType, DirectionRole, PortabilityCsvFields, PortabilityCsvRecord, ParsedPortabilitySubject } from './portability/index.ts';

@@ -27,6 +27,8 @@ import StatsService from './stats/stats.service.ts';
 import PaymentsService from './payments/payments.service.ts';
 import CategorizationService from './categorization/categorization.service.ts';
 import GeneratorService from './generator/generator.service.ts';
+import MailService from './mail/mail.service.ts';
+import PortabilityMessagesService from './portability-messages/portability-messages.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -76,6 +78,10 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   categorization: { schema: CategorizationService, database: true },
   // The French UBL generator: JSON, UBL, CII or a stored document written as French reform UBL and judged by the French packs.
   generator: { schema: GeneratorService, database: false },
+  // Outgoing mail (nodemailer SMTP): sends what others ask, outside their transactions, and the paused-webhook notification.
+  mail: { schema: MailService, database: false },
+  // French change of platform: the portability e-mails (logged, then mailed), the registry of approved platforms, access points, company suggestions.
+  'portability-messages': { schema: PortabilityMessagesService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -315,7 +315,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
     /** Resolves the credential to a Principal in `ctx.meta.auth`; public routes need none. */
     async authenticate(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, alias: GatewayAlias) {
-      if (alias.binding.access === 'public') return null;
+      if (alias.binding.access === 'public' && !(alias.binding.optionalAuth && req.headers.authorization)) return null;
       const principal = await this.resolveCredential(ctx, req);
       // A verified custom domain serves its own organization only.
       await this.customDomains.check(ctx, req.headers.host, principal);

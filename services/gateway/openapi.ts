@@ -70,7 +70,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
     // The summary is already a full sentence of what the call does; a longer text where one exists.
     description: http.description ?? http.summary,
     tags: [http.tag],
-    ...(http.access === 'public' ? { security: [] } : {}),
+    ...(http.access === 'public' ? { security: http.optionalAuth ? [{}, { bearer: [] }, { clientCredentials: [] }] : [] } : {}),
     'x-required-scope': http.access,
     ...(http.company ? { 'x-company': http.company } : {}),
     ...(http.testModeOnly ? { 'x-test-mode-only': true } : {}),

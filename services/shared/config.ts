@@ -137,6 +137,36 @@ export interface AppConfig {
   peppolReporting: PeppolReportingConfig;
   /** Metrics and traces (wired into the broker by moleculer.config.ts). */
   observability: ObservabilityConfig;
+  /** Outgoing mail (services/mail) and what the portability messages do with it (services/portability-messages). */
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** SMTP server every notification goes through (`smtp://user:pass@host:587`, `smtps://…`); unset: nothing is mailed (callers record why). */
+  smtpUrl: string | undefined;
+  /** The From address of every mail. */
+  from: string;
+  /** A connection, greeting or answer slower than this fails the send, in ms. */
+  timeoutMs: number;
+  /** Portability messages are mailed to other platforms only when this is true (an operator's decision); otherwise logged with reason `dispatch_disabled`. */
+  portabilityDispatch: boolean;
+  /** A direct relay to the platforms (SMTP URL): portability messages go through it with the CSV attached as a file instead of inline. */
+  portabilityRelayUrl: string | undefined;
+  /** A registry snapshot of the French approved platforms replacing the shipped one (same JSON shape). */
+  portabilityPlatformsFile: string | undefined;
+}
+
+function mailConfig(publicUrl: string): MailConfig {
+  const dispatch = str('EINV_PORTABILITY_DISPATCH') ?? 'false';
+  if (dispatch !== 'true' && dispatch !== 'false') throw new Error(`EINV_PORTABILITY_DISPATCH must be true or false, got "${dispatch}"`);
+  return {
+    smtpUrl: str('EINV_SMTP_URL'),
+    from: str('EINV_MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`,
+    timeoutMs: int('EINV_SMTP_TIMEOUT_MS', 15_000),
+    portabilityDispatch: dispatch === 'true',
+    portabilityRelayUrl: str('EINV_PORTABILITY_RELAY_URL'),
+    portabilityPlatformsFile: str('EINV_PORTABILITY_PLATFORMS_FILE'),
+  };
 }
 
 export interface ObservabilityConfig {
@@ -398,5 +428,6 @@ export function loadConfig(): AppConfig {
     },
     peppolReporting: peppolReportingConfig(),
     observability: observabilityConfig(),
+    mail: mailConfig(publicUrl),
   };
 }

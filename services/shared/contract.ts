@@ -43,6 +43,12 @@ export interface HttpBinding {
   path: string;
   /** A scope the credential must hold, `authenticated` (any valid credential) or `public`. */
   access: Scope | 'authenticated' | 'public';
+  /**
+   * Public calls only: a credential, when one is sent, is checked (401 when it is not valid) and its
+   * principal passed, so the answer may show signed-in readers more (the portability platform list's
+   * matricules).
+   */
+  optionalAuth?: boolean;
   /** `required`: the call acts for one company, so platform and white-label keys must name it. */
   company?: 'required';
   /** Only sandbox (test-mode) credentials may call it. */

@@ -466,6 +466,22 @@ export const organizationProfile = defineAction<{ organizationId: string }, Orga
   params: { organizationId: { type: 'string', min: 1, max: 255 } },
 });
 
+/**
+ * Who hears about an organization's operational problems (a webhook paused after its retries): the
+ * owner e-mails of its live API keys of that mode that may manage webhooks (scope `receive` or `*`;
+ * for a company's webhook, that company's keys and the organization-wide ones; for an
+ * organization-level webhook, the organization-wide ones only), else the support e-mail of its
+ * platform settings. `source` says which rule gave the list (`none`: nobody to tell).
+ */
+export interface NotificationContacts {
+  organizationName: string | null;
+  emails: string[];
+  source: 'api_keys' | 'support_email' | 'none';
+}
+export const notificationContacts = defineAction<{ organizationId: string; livemode: boolean; companyId?: string | null }, NotificationContacts>(SERVICE, 'notificationContacts', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, livemode: 'boolean', companyId: { type: 'string', min: 1, max: 255, optional: true, nullable: true } },
+});
+
 /** What other services need of a company: who it is, its identifiers, and the metadata it carries into events. */
 export interface CompanyRef {
   id: string;

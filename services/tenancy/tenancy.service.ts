@@ -122,6 +122,23 @@ const TenancyService: ServiceSchema = {
       return org ? { organizationId: org.id, plan: org.plan, sandbox: org.sandbox } : null;
     }),
 
+    notificationContacts: action(contract.notificationContacts, async (ctx) => {
+      const { organizationId, livemode, companyId } = ctx.params;
+      const em = emOf(ctx);
+      const org = await em.findOne(Organization, organizationId, { fields: ['id', 'name', 'settings'] });
+      if (!org) return { organizationName: null, emails: [], source: 'none' as const };
+      const now = systemClock.now();
+      const keys = await em.find(ApiKey, {
+        organization: organizationId, livemode, revokedAt: null, email: { $ne: null }, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }],
+      }, { fields: ['email', 'scopes', 'company'], orderBy: { createdAt: 'asc' }, limit: 500 });
+      // A company's key hears about its own company's webhooks only; organization-wide keys about all of them.
+      const concerned = keys.filter((k) => (!k.company || (companyId && k.company.id === companyId)) && hasScope(k.scopes as contract.ApiKeyView['scopes'], 'receive'));
+      const emails = [...new Set(concerned.map((k) => k.email!.trim().toLowerCase()))].slice(0, 20);
+      if (emails.length) return { organizationName: org.name, emails, source: 'api_keys' as const };
+      const support = org.settings?.branding?.supportEmail;
+      return support ? { organizationName: org.name, emails: [support], source: 'support_email' as const } : { organizationName: org.name, emails: [], source: 'none' as const };
+    }),
+
     companyOf: action(contract.companyOf, async (ctx) => {
       const company = await emOf(ctx).findOne(Company, { id: ctx.params.companyId, organization: ctx.params.organizationId, deletedAt: null });
       return company ? companyRef(company) : null;

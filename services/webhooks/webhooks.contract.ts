@@ -12,6 +12,30 @@ const SERVICE = 'webhooks';
 
 /** Scheduler job kind of a pending delivery attempt (ref = delivery id). */
 export const DELIVER_JOB = 'webhook.deliver';
+/**
+ * Emitted (broker event, once per pause, after the transaction that paused the webhook committed)
+ * when a webhook goes active → paused because a delivery failed all its 8 attempts. The mail
+ * service sends the notification e-mail the spec asks for; nothing else is held up by it. It is a
+ * notification, not must-deliver work: the webhook's state and its events stay in the database and
+ * the event log whether or not anyone hears it.
+ */
+export const WEBHOOK_PAUSED_EVENT = 'webhooks.paused';
+export interface WebhookPaused {
+  webhookId: string;
+  organizationId: string;
+  /** The company whose events it receives; null for an organization-level (platform) webhook. */
+  companyId: string | null;
+  url: string;
+  livemode: boolean;
+  pausedAt: string;
+  /** The delivery that exhausted its attempts, and how its last attempt ended. */
+  eventId: string;
+  eventType: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
+
 /** `User-Agent` of every delivery. */
 export const WEBHOOK_USER_AGENT = 'einvoicing-exchange-webhooks/0.1.0';
 /** Longest overlap during which the previous secret keeps signing after a rotation (7 days). */

@@ -33,7 +33,7 @@ import { attemptDelivery, type AttemptResult } from './http-delivery.ts';
 import { payloadFor, retryDelayAfter } from './fan-out.ts';
 import { fanOutPage } from './feed-follower.ts';
 import * as contract from './webhooks.contract.ts';
-import type { DeliveryView, WebhookView } from './webhooks.contract.ts';
+import { WEBHOOK_PAUSED_EVENT, type DeliveryView, type WebhookPaused, type WebhookView } from './webhooks.contract.ts';
 
 const DEFAULT_OVERLAP_SECONDS = 86_400;
 
@@ -175,7 +175,7 @@ async function recordOutcomes(this: Service, em: EntityManager, outcomes: Outcom
   const done: string[] = [];
   const failuresByHook = new Map<string, number>();
   const successes = new Set<string>();
-  const exhausted = new Set<string>();
+  const exhausted = new Map<string, Required<Outcome>>();
   const reschedules: Array<[string, Date]> = [];
   for (const o of outcomes) {
     if (!o.d) { done.push(o.job.id); continue; }
@@ -196,7 +196,7 @@ async function recordOutcomes(this: Service, em: EntityManager, outcomes: Outcom
     if (delay === null) {
       d.status = 'failed';
       d.nextAttemptAt = null;
-      exhausted.add(hook.id);
+      exhausted.set(hook.id, o as Required<Outcome>);
       done.push(o.job.id);
     } else {
       // The retry is due in the company's business time, so the sandbox clock can bring it forward.
@@ -204,23 +204,40 @@ async function recordOutcomes(this: Service, em: EntityManager, outcomes: Outcom
       reschedules.push([o.job.id, d.nextAttemptAt]);
     }
   }
+  const paused: WebhookPaused[] = [];
   await em.begin();
   try {
     await em.flush();
     await completeJobs(em, done);
     for (const [id, dueAt] of reschedules) await rescheduleJob(em, id, dueAt);
     // Webhook rows in id order, and only touched when something changes: parallel batches never deadlock on them.
-    for (const id of [...new Set([...successes, ...failuresByHook.keys(), ...exhausted])].sort()) {
+    for (const id of [...new Set([...successes, ...failuresByHook.keys(), ...exhausted.keys()])].sort()) {
       if (successes.has(id)) await em.execute(`update webhooks set failure_count = 0 where id = ? and failure_count <> 0`, [id], 'run');
       else await em.execute(`update webhooks set failure_count = failure_count + ? where id = ?`, [failuresByHook.get(id) ?? 0, id], 'run');
-      if (exhausted.has(id)) await em.execute(`update webhooks set status = 'paused', updated_at = ? where id = ? and status = 'active'`, [systemClock.now(), id], 'run');
+      const last = exhausted.get(id);
+      if (!last) continue;
+      const pausedAt = systemClock.now();
+      // Only the batch that moved it from active tells anyone: a webhook is paused (and announced) once.
+      const moved = await em.execute<Array<{ id: string }>>(`update webhooks set status = 'paused', updated_at = ? where id = ? and status = 'active' returning id`, [pausedAt, id], 'all');
+      if (moved.length) paused.push(pausedEvent(last, pausedAt));
     }
     await em.commit();
   } catch (err) {
     await em.rollback();
     throw err;
   }
-  for (const id of exhausted) this.logger.warn(`webhook ${id} paused: a delivery failed all its attempts`);
+  // Announced after the commit, never from inside the transaction: the notification e-mail is sent by the mail service.
+  for (const event of paused) {
+    this.logger.warn(`webhook ${event.webhookId} paused: a delivery failed all its attempts`);
+    void this.broker.emit(WEBHOOK_PAUSED_EVENT, event);
+  }
+}
+
+function pausedEvent({ d, hook, result }: Required<Outcome>, pausedAt: Date): WebhookPaused {
+  return {
+    webhookId: hook.id, organizationId: hook.organizationId, companyId: hook.companyId ?? null, url: hook.url, livemode: hook.livemode, pausedAt: pausedAt.toISOString(),
+    eventId: d.eventId, eventType: d.eventType, attempts: d.attempts, lastStatusCode: result.statusCode, lastError: result.error,
+  };
 }
 
 const WebhooksService: ServiceSchema = {

@@ -18,9 +18,10 @@ import { IssuedToken } from '../../identity/issued-token.entity.ts';
 import { AgentAuthorization, HandoffToken } from '../../identity/agent-grant.entity.ts';
 import { Document } from '../../documents/document.entity.ts';
 import { Partner } from '../../partners/partner.entity.ts';
+import { PortabilityMessage } from '../../portability-messages/portability-message.entity.ts';
 import { PeppolReportSubmission } from '../../reporting/report-submission.entity.ts';
 import { Payment } from '../../payments/payment.entity.ts';
 import { PaymentProfile } from '../../payments/payment-profile.entity.ts';
 import { TagGroup, Tag, Tagging } from '../../categorization/tag.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, AgentAuthorization, HandoffToken, Document, Partner, PeppolReportSubmission, Payment, PaymentProfile, TagGroup, Tag, Tagging];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, AgentAuthorization, HandoffToken, Document, Partner, PeppolReportSubmission, Payment, PaymentProfile, TagGroup, Tag, Tagging, PortabilityMessage];
