@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
-import type Ajv from 'ajv';
 import { corpusPath } from './corpus.ts';
 
 const ANNEX_DIR = ['France_RFE', 'FNFE_RFE_INVOICE', 'Z.notes_&_docs', 'XP_Z12_013_Annex'];
@@ -29,7 +28,7 @@ export async function loadAfnorSpec(file: string): Promise<AfnorSpec> {
     quick: false,
     validate: true,
     customizeAjv: (ajv) => {
-      (addFormats as unknown as (a: Ajv) => void)(ajv as unknown as Ajv);
+      (addFormats as unknown as (a: typeof ajv) => void)(ajv);
       return ajv;
     },
   });

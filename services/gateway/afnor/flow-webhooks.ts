@@ -2,7 +2,8 @@
  * AFNOR flow webhooks ↔ our webhooks, pure. An AFNOR subscription is one of our webhooks (the
  * webhooks service delivers, retries and signs it); its filters (flow types, direction, ack status)
  * choose the events it subscribes to, and are kept in its description so the AFNOR listing can
- * give them back.
+ * give them back. What reaches the callback is our event envelope (documentId, number, lifecycle
+ * code …), signed as every delivery of ours, not yet the annex's `Flow` callback body.
  */
 import type { WebhookView } from '../../webhooks/webhooks.contract.ts';
 import { DomainError } from '../../shared/errors.ts';
@@ -65,9 +66,13 @@ function filterOf(description: string): Omit<FlowWebhookParams, 'callbackUrl'> {
   return out;
 }
 
-/** The signing key as AFNOR gives it (base64): the 256 random bits of our `whsec_` secret. */
+/**
+ * The signing key as AFNOR gives it (base64): the very HMAC key our deliveries are signed with (the
+ * `whsec_` secret's bytes), so the subscriber checks `X-Service-Signature` with it. Deliveries
+ * carry our event envelope and signature scheme, not the annex's `Afnor-Signature` callback.
+ */
 export function signingKeyOf(secret: string): string {
-  return Buffer.from(secret.replace(/^whsec_/, ''), 'base64url').toString('base64');
+  return Buffer.from(secret, 'utf8').toString('base64');
 }
 
 /** Our webhook as the Flow Service's `Webhook`. */
