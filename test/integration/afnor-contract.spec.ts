@@ -12,18 +12,21 @@ import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 import { isValidSiret } from '../../mappings/identifiers/siret.ts';
 import { verifyWebhookSignature } from '../../services/webhooks/signature.ts';
+import { canonicalToCii, ublToCanonical } from '../../mappings/index.ts';
 import { conformanceProblems, DIRECTORY_SPEC_FILE, FLOW_SPEC_FILE, loadAfnorSpec, type AfnorSpec, type Answer } from '../support/afnor-openapi.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_RATE_LIMITS = 'free=100000';
 process.env.EINV_MAX_BODY_BYTES = String(2 * 1024 * 1024);
+const AUDIENCE = 'https://api.einvoicing.test/afnor';
+process.env.EINV_JWT_AUDIENCE = AUDIENCE;
 
 let t: TestApp;
 let flowSpec: AfnorSpec;
 let directorySpec: AfnorSpec;
 let receiver: Receiver;
 
-interface Party { key: string; name: string; legalName: string; companyId: string; peppolId: string; siret: string; siren: string; vatNumber: string; headers: Record<string, string> }
+interface Party { organizationId: string; key: string; name: string; legalName: string; companyId: string; peppolId: string; siret: string; siren: string; vatNumber: string; headers: Record<string, string> }
 let supplier: Party;
 let buyer: Party;
 /** A key of the supplier's company holding only documents.read. */
@@ -47,7 +50,7 @@ async function frenchParty(label: string, vatNumber: string, name: string, metad
   const imported = await api(t.baseUrl, 'POST', '/v1/companies/import', { key: org.apiKey, body: { siret, backendCompanyId: company.body.id } });
   if (imported.status !== 200 && imported.status !== 201) throw new Error(`import: ${imported.status} ${imported.text}`);
   const fresh = await api(t.baseUrl, 'GET', `/v1/companies/${company.body.id}`, { key: org.apiKey });
-  return { key: org.apiKey, name: fresh.body.name, legalName: fresh.body.legalName ?? fresh.body.name, companyId: company.body.id, peppolId: fresh.body.peppolId, siret, siren, vatNumber, headers: { 'x-service-company': company.body.id } };
+  return { organizationId: org.organizationId, key: org.apiKey, name: fresh.body.name, legalName: fresh.body.legalName ?? fresh.body.name, companyId: company.body.id, peppolId: fresh.body.peppolId, siret, siren, vatNumber, headers: { 'x-service-company': company.body.id } };
 }
 
 /** Which operations were answered, with which statuses: the last test checks every one was driven. */
@@ -165,6 +168,27 @@ describe('Flow Service', () => {
     const original = await fetch(`${t.baseUrl}/v1/documents/${flowId}/original`, { headers: { authorization: `Bearer ${supplier.key}` } });
     expect(await original.text()).toBe(inv.xml);
     await eventually(async () => (await api(t.baseUrl, 'GET', `/v1/documents/${flowId}`, { key: supplier.key })).body.deliveryStatus === 'delivered', 15_000, 'delivery');
+  });
+
+  it('createFlow: a CII flow too, kept as CII', async () => {
+    const cii = canonicalToCii(ublToCanonical(Buffer.from(invoice().xml)).canonical);
+    const res = await flow('createFlow', asSupplier({ form: upload(cii, { name: 'cii.xml', flowSyntax: 'CII' }) }));
+    expect(res.status).toBe(202);
+    const id = (res.json as { flowId: string }).flowId;
+    expect((await api(t.baseUrl, 'GET', `/v1/documents/${id}`, { key: supplier.key })).body).toMatchObject({ format: 'cii-xml', direction: 'outgoing' });
+    expect((await flow('getFlow', asSupplier({ path: { flowId: id } }))).json).toMatchObject({ flowId: id, flowSyntax: 'CII', name: 'cii.xml', processingRuleSource: 'Computed' });
+  });
+
+  it('an OAuth machine token names its organization with the Organization-Id alias', async () => {
+    const integration = await api(t.baseUrl, 'POST', '/v1/integrations', { key: supplier.key, body: { name: 'afnor-erp' } });
+    expect(integration.status).toBe(201);
+    const token = await api(t.baseUrl, 'POST', '/oauth/token', { body: { grant_type: 'client_credentials', client_id: integration.body.clientId, client_secret: integration.body.clientSecret, audience: AUDIENCE } });
+    expect(token.status).toBe(200);
+    const bearer = token.body.access_token as string;
+    const found = await flow('searchFlows', { key: bearer, headers: { 'Organization-Id': supplier.organizationId, ...supplier.headers }, json: { where: { trackingId } } });
+    expect((found.json as { results: Array<{ flowId: string }> }).results.map((r) => r.flowId)).toEqual([flowId]);
+    expect(errorCode(await flow('searchFlows', { key: bearer, headers: supplier.headers, json: { where: { trackingId } } }))).toBe('ORGANIZATION_FORBIDDEN');
+    expect((await dir('getCompanyBySiren', { key: bearer, headers: { 'Organization-Id': supplier.organizationId }, path: { siren: buyer.siren } })).status).toBe(200);
   });
 
   it('createFlow refuses what it cannot take, in the AFNOR error shape', async () => {
@@ -383,6 +407,19 @@ describe('Directory Service', () => {
     expect((await dir('searchDirectoryLine', { json: {} })).status).toBe(401);
     expect((await dir('getDirectoryLineById', { path: { 'addressing-identifier': buyer.siren } })).status).toBe(401);
   });
+});
+
+it('what is no AFNOR operation answers in the AFNOR error shape too, never 500', async () => {
+  const cases: Array<[string, string, number]> = [
+    ['GET', '/afnor/flow-service/v2/flows', 404], ['GET', '/afnor/nothing', 404], ['PUT', '/afnor/flow-service/v1/flows', 400],
+    ['GET', `/afnor/flow-service/v1/flows/${'x'.repeat(65)}`, 400], ['GET', '/afnor/flow-service/v1/flows/%E0%A4%A', 404],
+    ['GET', '/afnor/directory-service/v1/directory-line/code:%00', 404],
+  ];
+  for (const [method, path, status] of cases) {
+    const res = await fetch(`${t.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${supplier.key}`, ...supplier.headers } });
+    const body = await res.json() as { errorCode?: unknown; errorMessage?: unknown };
+    expect({ method, path, status: res.status, body: { errorCode: typeof body.errorCode, errorMessage: typeof body.errorMessage } }).toEqual({ method, path, status, body: { errorCode: 'string', errorMessage: 'string' } });
+  }
 });
 
 it('drove every operation of both annexes, each to a success and (but the health checks) to an error', () => {
