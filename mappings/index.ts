@@ -57,3 +57,5 @@ export type { Fa3Options } from './ksef-fa3/from-canonical.ts';
 export { FA3_NS, FA3_FORM_CODE, isValidNip, nipOf } from './ksef-fa3/codes.ts';
 export { fa3ToCanonical, fa3TreeToCanonical } from './ksef-fa3/to-canonical.ts';
 export type { Fa3Parsed } from './ksef-fa3/to-canonical.ts';
+export { documentFlow, lifecycleFlows, lifecycleFlowId, storedFlowInfo, FLOW_SYNTAXES, FLOW_PROFILES, FLOW_TYPES, FLOW_DIRECTIONS, PROCESSING_RULES, ACK_STATUSES } from './afnor/flow.ts';
+export type { Flow, FlowDocument, FlowLifecycle, FlowInfo, FlowSyntax, FlowType, FlowDirection, AckStatus } from './afnor/flow.ts';

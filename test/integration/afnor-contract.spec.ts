@@ -7,7 +7,9 @@
  * document, delivered to the buyer over the sandbox network; the lifecycle moves made through /v1
  * (and a CDAR filed through /afnor/) show as lifecycle flows with their CDAR files.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 import { isValidSiret } from '../../mappings/identifiers/siret.ts';
@@ -91,6 +93,13 @@ async function afnor(spec: AfnorSpec, operationId: string, options: Call = {}): 
   return answer;
 }
 
+/** The annex's `Flow` schema (the callback body of a flow webhook), compiled with formats checked. */
+function flowSchemaValidator(): ValidateFunction {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  ajv.addSchema({ $id: 'afnor-flow', components: (flowSpec.document as { components: unknown }).components }, 'afnor-flow');
+  return ajv.compile({ $ref: 'afnor-flow#/components/schemas/Flow' });
+}
 const flow = (operationId: string, options: Call = {}) => afnor(flowSpec, operationId, options);
 const dir = (operationId: string, options: Call = {}) => afnor(directorySpec, operationId, options);
 const asSupplier = (options: Call = {}): Call => ({ key: supplier.key, ...options, headers: { ...supplier.headers, ...options.headers } });
@@ -308,9 +317,18 @@ describe('Flow Service', () => {
 
     const inv = invoice();
     expect((await flow('createFlow', asSupplier({ form: upload(inv.xml, { name: 'n.xml', flowSyntax: 'UBL' }) }))).status).toBe(202);
-    const delivery = await eventually(async () => receiver.requests.find((r) => r.rawBody.includes(inv.number) && r.rawBody.includes('document.received')), 15_000, 'the delivery to the AFNOR subscriber');
-    // The signing key the subscription gave verifies the delivery's signature.
-    expect(verifyWebhookSignature(delivery.headers['x-service-signature'] as string, delivery.rawBody, Buffer.from(signingKey, 'base64').toString('utf8'))).toBe(true);
+    // The callback is the annex's: the Flow of the buyer's copy, signed with Afnor-Signature over `<body>@<timestamp>`.
+    const delivery = await eventually(async () => receiver.requests.find((r) => r.headers['afnor-signature'] && r.rawBody.includes(`"${inv.number}.xml"`)), 15_000, 'the delivery to the AFNOR subscriber');
+    const body = JSON.parse(delivery.rawBody) as Record<string, unknown>;
+    const validFlow = flowSchemaValidator();
+    expect({ valid: validFlow(body), errors: validFlow.errors ?? null }).toEqual({ valid: true, errors: null });
+    expect(body).toMatchObject({ flowType: 'SupplierInvoice', flowDirection: 'In', name: `${inv.number}.xml`, acknowledgement: { status: 'Ok' } });
+    const timestamp = delivery.headers['afnor-signature-timestamp'] as string;
+    expect(timestamp).toMatch(/^\d+$/);
+    const key = Buffer.from(signingKey, 'base64');
+    const fingerprint = createHash('sha256').update(`${delivery.rawBody}@${timestamp}`).digest('hex');
+    expect(delivery.headers['afnor-signature']).toBe(createHmac('sha256', key).update(fingerprint).digest('base64'));
+    expect(verifyWebhookSignature(delivery.headers['x-service-signature'] as string, delivery.rawBody, key.toString('utf8'))).toBe(true);
 
     expect((await flow('createWebhook', asBuyer({ json: { flowTypes: ['SupplierInvoice'] } }))).status).toBe(400);
     expect((await flow('createWebhook', asBuyer({ json: { callbackUrl: receiver.url, flowTypes: ['AggregatedCustomerPaymentReport'] } }))).status).toBe(400);

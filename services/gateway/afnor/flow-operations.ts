@@ -266,7 +266,7 @@ export const FLOW_OPERATIONS: readonly AfnorOperation[] = [
       const params = call.request.json as FlowWebhookParams;
       const events = eventsFor(params);
       assertSubscribable(events);
-      const hook = await call.run(webhooks.createWebhook, { url: params.callbackUrl, events, description: describe(params) });
+      const hook = await call.run(webhooks.createFlowWebhook, { url: params.callbackUrl, events, description: describe(params) }, { access: 'receive' });
       return { status: 201, json: { webhookId: webhookUuid(hook.id), signingKey: signingKeyOf(hook.secret ?? ''), createdAt: hook.createdAt } };
     },
   },

@@ -2,8 +2,9 @@
  * AFNOR flow webhooks ↔ our webhooks, pure. An AFNOR subscription is one of our webhooks (the
  * webhooks service delivers, retries and signs it); its filters (flow types, direction, ack status)
  * choose the events it subscribes to, and are kept in its description so the AFNOR listing can
- * give them back. What reaches the callback is our event envelope (documentId, number, lifecycle
- * code …), signed as every delivery of ours, not yet the annex's `Flow` callback body.
+ * give them back. Its deliveries carry the annex's callback body, the `Flow` of the event's
+ * document, with `Afnor-Signature` / `Afnor-Signature-Timestamp` beside our own signature header
+ * (the webhooks service's `afnor-flow` format).
  */
 import type { WebhookView } from '../../webhooks/webhooks.contract.ts';
 import { DomainError } from '../../shared/errors.ts';
@@ -67,9 +68,8 @@ function filterOf(description: string): Omit<FlowWebhookParams, 'callbackUrl'> {
 }
 
 /**
- * The signing key as AFNOR gives it (base64): the very HMAC key our deliveries are signed with (the
- * `whsec_` secret's bytes), so the subscriber checks `X-Service-Signature` with it. Deliveries
- * carry our event envelope and signature scheme, not the annex's `Afnor-Signature` callback.
+ * The signing key as AFNOR gives it (base64): the HMAC key of the deliveries (the `whsec_` secret's
+ * bytes), which verifies `Afnor-Signature` as the annex describes it, and our `X-Service-Signature`.
  */
 export function signingKeyOf(secret: string): string {
   return Buffer.from(secret, 'utf8').toString('base64');
