@@ -11,9 +11,11 @@ export class Migration20261127030000_webhook_format extends Migration {
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "webhooks" add column "format" text not null default 'native';`);
+    this.addSql(`alter table "webhooks" add constraint "webhooks_format_check" check ("format" in ('native', 'afnor-flow'));`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`alter table "webhooks" drop constraint "webhooks_format_check";`);
     this.addSql(`alter table "webhooks" drop column "format";`);
   }
 

@@ -1,5 +1,8 @@
-/** What an AFNOR flow subscriber is sent for an event (pure), and the annex's signature. */
+/** What an AFNOR flow subscriber is sent for an event (pure), the annex's signature, and the column that says a webhook is one. */
 import { createHash, createHmac } from 'node:crypto';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
+import { createTestDatabase } from '../../../support/database.ts';
 import { flowPayload, type FlowFacts } from '../../../../services/webhooks/afnor-flow-payload.ts';
 import { afnorSignature } from '../../../../services/webhooks/signature.ts';
 import type { DocumentView, LifecycleView } from '../../../../services/documents/documents.contract.ts';
@@ -25,4 +28,22 @@ it('sends the invoice flow for document events and the announced step for lifecy
 it('signs as the annex describes: HMAC-SHA256 of the SHA-256 fingerprint of `<body>@<timestamp>`, base64', () => {
   const fingerprint = createHash('sha256').update('{"a":1}@1700000000').digest('hex');
   expect(afnorSignature('whsec_key', '{"a":1}', 1_700_000_000)).toBe(createHmac('sha256', 'whsec_key').update(fingerprint).digest('base64'));
+});
+
+describe('webhooks.format', () => {
+  let orm: MikroORM;
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    orm = await MikroORM.init(ormConfig(db.url));
+  });
+  afterAll(async () => {
+    await orm.close(true);
+    await db.drop();
+  });
+
+  it('is exactly what the entity declares once migrated', async () => {
+    const pending = await orm.schema.getUpdateSchemaSQL({ wrap: false });
+    expect(pending.split('\n').filter((line) => /"webhooks"/.test(line) && /format/.test(line))).toEqual([]);
+  });
 });
