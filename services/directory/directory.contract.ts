@@ -6,6 +6,7 @@
 import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 import { PAGE_PARAMS, pageSchema, type Page } from '../shared/pagination.ts';
 import type { DirectoryEntry, Participant } from '../../adapters/sdk/index.ts';
+import type { FrenchCompaniesParams, FrenchCompany } from '../tenancy/tenancy.contract.ts';
 
 const SERVICE = 'directory';
 
@@ -76,4 +77,13 @@ export const search = defineAction<{ q?: string; country?: string; source?: 'pla
       properties: { peppolId: { type: 'string' }, name: { type: 'string' }, country: { type: 'string' }, documentTypes: { type: 'array', items: { type: 'string' } } },
     }),
   },
+});
+
+/**
+ * Internal (no HTTP route; the AFNOR XP Z12-013 Directory Service under /afnor/ reads it): the
+ * French companies reachable on this platform in the caller's mode, as the French directory's
+ * legal units, facilities and lines are made of.
+ */
+export const frenchCompanies = defineAction<Omit<FrenchCompaniesParams, 'livemode'>, { total: number; rows: FrenchCompany[] }>(SERVICE, 'frenchCompanies', {
+  params: { siren: 'any|optional', siret: 'any|optional', name: 'any|optional', postalCode: 'any|optional', locality: 'any|optional', limit: 'number', offset: 'number' },
 });

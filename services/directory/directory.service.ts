@@ -15,10 +15,10 @@ import { encodeCursor, readPageRequest, toPage, type Page, type PageRequest } fr
 import { loadConfig } from '../shared/config.ts';
 import { searchPeppolDirectory } from './peppol-directory.ts';
 import { discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
-import { findParticipant, searchParticipants } from '../tenancy/tenancy.contract.ts';
+import { findParticipant, searchParticipants, frenchCompanies as tenancyFrenchCompanies } from '../tenancy/tenancy.contract.ts';
 import { DOCUMENT_TYPES } from '../documents/documents.contract.ts';
 import { parsePeppolId } from '../../mappings/identifiers/peppol-id.ts';
-import { lookupParticipant, search, verify, PLATFORM_DOCUMENT_TYPES, type DirectoryListing, type Verification } from './directory.contract.ts';
+import { lookupParticipant, search, verify, frenchCompanies, PLATFORM_DOCUMENT_TYPES, type DirectoryListing, type Verification } from './directory.contract.ts';
 
 /** How long a verification is kept: a positive answer, a negative one (a participant may register any time). */
 const POSITIVE_TTL_MS = 60_000;
@@ -86,6 +86,8 @@ const DirectoryService: ServiceSchema = {
         documentTypes: [...PLATFORM_DOCUMENT_TYPES],
       };
     }),
+
+    frenchCompanies: implement(frenchCompanies, async (ctx) => call(ctx, tenancyFrenchCompanies, { ...ctx.params, livemode: principalOf(ctx).livemode })),
 
     verify: implement(verify, async function (this: DirectoryThis, ctx) { return verifyParticipant.call(this, ctx); }),
 

@@ -534,3 +534,12 @@ export const usage = defineAction<{ organizationId: string; livemode: boolean; c
 export const recordDocumentUpdate = defineAction<{ id: string; changes: Record<string, unknown> }, { documentId: string }>(SERVICE, 'recordDocumentUpdate', {
   params: { id: { type: 'string', min: 1, max: 64 }, changes: { type: 'object' } },
 });
+
+/**
+ * Internal (webhooks: deliveries to AFNOR XP Z12-013 flow subscribers, whose body is the flow of the
+ * event's document): documents of one organization by id, with their lifecycle; unknown ids and
+ * other organizations' documents are left out.
+ */
+export const flowFacts = defineAction<{ organizationId: string; ids: string[] }, Array<{ document: DocumentView; lifecycle: LifecycleView }>>(SERVICE, 'flowFacts', {
+  params: { organizationId: { type: 'string', min: 1, max: 255 }, ids: { type: 'array', max: 1000, items: { type: 'string', min: 1, max: 64 } } },
+});

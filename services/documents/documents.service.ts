@@ -15,6 +15,7 @@ import { acquireWorkerPool, releaseWorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS } from './parse.tasks.ts';
 import { findDocument } from './access.ts';
 import { documentView } from './document-views.ts';
+import { Document } from './document.entity.ts';
 import { sendOne, sendBatch } from './send.ts';
 import { DELIVER_JOB, createDeliveryState, deliverDue, type DeliveryThis } from './delivery.ts';
 import { FOLLOW_UP_JOB, handleFollowUps, runFollowUps } from './follow-ups.ts';
@@ -87,6 +88,11 @@ const DocumentsService: ServiceSchema = {
     peppolExchanges: implement(contract.peppolExchanges, peppolExchanges),
     resetSandbox: implement(contract.resetSandbox, resetSandboxDocuments),
     usage: implement(contract.usage, documentUsage),
+    flowFacts: implement(contract.flowFacts, async (ctx) => {
+      if (!ctx.params.ids.length) return [];
+      const docs = await emOf(ctx).find(Document, { id: { $in: [...new Set(ctx.params.ids)] }, organizationId: ctx.params.organizationId });
+      return docs.map((doc) => ({ document: documentView(doc), lifecycle: lifecycleView(doc) }));
+    }),
     recordDocumentUpdate: implement(contract.recordDocumentUpdate, async function (this: DocsThis, ctx) { return recordDocumentUpdate.call(this, ctx); }),
   },
 };

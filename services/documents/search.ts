@@ -45,6 +45,7 @@ export const SEARCH_FIELDS: Readonly<Record<string, Field>> = {
   dueDate: { column: 'due_date', kind: 'date', nullAs: "''" },
   totalAmount: { column: 'total_amount', kind: 'number', nullAs: '-1e15' },
   createdAt: { column: 'created_at', kind: 'timestamp', nullAs: "'epoch'::timestamptz" },
+  updatedAt: { column: 'updated_at', kind: 'timestamp', nullAs: "'epoch'::timestamptz" },
   read: { column: 'read_at', kind: 'boolean', nullAs: 'false', flagOf: 'read_at' },
   archived: { column: 'archived_at', kind: 'boolean', nullAs: 'false', flagOf: 'archived_at' },
   duplicateOf: str('duplicate_of'),

@@ -26,6 +26,7 @@ import { applyDeprecationHeaders } from './deprecation.ts';
 import { assertStorableParams, compileChecker, rawDepositParams, requestParams, type ParamsChecker } from './request-validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { connectorRouteHandler } from './connector-routes.ts';
+import { afnorHandler, AFNOR_BASE, type AfnorGateway } from './afnor/afnor-route.ts';
 import { HTTP_CONTRACTS } from './routes.ts';
 import { IpLimiter } from './ip-limiter.ts';
 import { AuthFailureThrottle, clientKey, ipKey, isAuthFailure } from './auth-failures.ts';
@@ -171,6 +172,21 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         aliases: Object.fromEntries(['GET', 'POST', 'DELETE'].map((method) => [`${method} /`, function mcpRoute(this: McpGateway, req: Req, res: ServerResponse) {
           void mcpHandler(this, config)(req, res);
         }])),
+      },
+      {
+        // AFNOR XP Z12-013 (services/gateway/afnor/): its own paths, bodies and error shape; authenticates and checks each call itself.
+        path: AFNOR_BASE,
+        mappingPolicy: 'restrict',
+        autoAliases: false,
+        bodyParsers: false,
+        authentication: false,
+        authorization: false,
+        use: [
+          function afnorRoute(this: AfnorGateway, req: Req, res: ServerResponse) {
+            // Answered here; the route's next() is never called, so no alias or action runs after it.
+            void afnorHandler(this, config)(req, res);
+          },
+        ],
       },
       {
         path: '',

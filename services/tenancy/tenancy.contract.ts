@@ -515,6 +515,45 @@ export const searchParticipants = defineAction<{ query?: string; country?: strin
   params: { query: { type: 'string', optional: true, max: 200 }, country: { type: 'string', optional: true, length: 2 }, livemode: 'boolean', limit: { type: 'number', integer: true, min: 1, max: 101 }, after: { type: 'string', optional: true, max: 255 } },
 });
 
+/** A French company registered on the network, as the French directory (AFNOR XP Z12-013 Directory Service) shows it. */
+export interface FrenchCompany {
+  id: string;
+  name: string;
+  legalName: string | null;
+  siret: string | null;
+  registrationNumber: string | null;
+  peppolId: string | null;
+  vatNumber: string | null;
+  isPublic: boolean;
+  address: { street?: string; streetLine2?: string; city?: string; postalCode?: string; country?: string } | null;
+  metadata: Record<string, unknown> | null;
+}
+export type TextMatch = { op: 'strict' | 'contains' | 'startWith'; value: string };
+export interface FrenchCompaniesParams {
+  livemode: boolean;
+  /** The SIREN (first nine digits of the SIRET, the registration number, or a 0009/0002 Peppol id). */
+  siren?: string;
+  siret?: string;
+  name?: TextMatch;
+  postalCode?: TextMatch;
+  locality?: TextMatch;
+  limit: number;
+  offset: number;
+}
+const textMatch = { type: 'object', optional: true, strict: 'remove', props: { op: { type: 'enum', values: ['strict', 'contains', 'startWith'] }, value: { type: 'string', max: 600 } } } as const;
+/**
+ * The French companies (a SIRET, or a French SIREN) registered on the network in organizations of
+ * that mode, active, oldest first, with how many match in all; what the French directory lines of
+ * this platform are made of.
+ */
+export const frenchCompanies = defineAction<FrenchCompaniesParams, { total: number; rows: FrenchCompany[] }>(SERVICE, 'frenchCompanies', {
+  params: {
+    livemode: 'boolean', siren: { type: 'string', optional: true, pattern: /^\d{1,9}$/ }, siret: { type: 'string', optional: true, pattern: /^\d{1,14}$/ },
+    name: textMatch, postalCode: textMatch, locality: textMatch,
+    limit: { type: 'number', integer: true, min: 1, max: 1000 }, offset: { type: 'number', integer: true, min: 0, max: 1_000_000 },
+  },
+});
+
 /** The company registered on the network under this participant id (any case), in organizations of that mode, or null. */
 export const registeredParticipant = defineAction<{ peppolId: string; livemode: boolean }, CompanyRef | null>(SERVICE, 'registeredParticipant', {
   params: { peppolId: { type: 'string', min: 3, max: 160 }, livemode: 'boolean' },

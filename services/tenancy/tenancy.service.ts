@@ -177,6 +177,29 @@ const TenancyService: ServiceSchema = {
       return (await emOf(ctx).find(Company, where, { orderBy: { id: 'asc' }, limit })).map(companyRef);
     }),
 
+    frenchCompanies: action(contract.frenchCompanies, async (ctx) => {
+      const { livemode, siren, siret, name, postalCode, locality, limit, offset } = ctx.params;
+      const like = (m: contract.TextMatch) => (m.op === 'strict' ? m.value : m.op === 'startWith' ? `${likeLiteral(m.value)}%` : likeContaining(m.value));
+      const text = (m: contract.TextMatch) => (m.op === 'strict' ? { $ilike: likeLiteral(m.value) } : { $ilike: like(m) });
+      const and: Array<Record<string, unknown>> = [
+        { $or: [{ siret: { $ne: null } }, { country: 'FR' }] },
+      ];
+      if (siren) and.push({ $or: [{ siret: { $like: `${siren}%` } }, { registrationNumber: siren }, { peppolId: { $in: [`0009:${siren}`, `0002:${siren}`] } }] });
+      if (siret) and.push({ siret });
+      if (name) and.push({ $or: [{ name: text(name) }, { legalName: text(name) }] });
+      if (postalCode) and.push({ address: { postalCode: postalCode.op === 'strict' ? postalCode.value : { $like: `${likeLiteral(postalCode.value)}%` } } });
+      if (locality) and.push({ address: { city: text(locality) } });
+      const where = { organization: { sandbox: !livemode }, status: 'active', registrationStatus: 'active', deletedAt: null, $and: and } as const;
+      const [rows, total] = await emOf(ctx).findAndCount(Company, where as never, { orderBy: { id: 'asc' }, limit, offset });
+      return {
+        total,
+        rows: rows.map((c) => ({
+          id: c.id, name: c.name, legalName: c.legalName ?? null, siret: c.siret ?? null, registrationNumber: c.registrationNumber ?? null, peppolId: c.peppolId ?? null,
+          vatNumber: c.vatNumber ?? null, isPublic: c.isPublic, address: c.address ?? null, metadata: c.metadata ?? null,
+        })),
+      };
+    }),
+
     companiesByIds: action(contract.companiesByIds, async (ctx) => {
       if (!ctx.params.ids.length) return [];
       return (await emOf(ctx).find(Company, { id: { $in: [...new Set(ctx.params.ids)] } })).map(companyRef);

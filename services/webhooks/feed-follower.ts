@@ -18,6 +18,7 @@ import { companiesByIds, type CompanyRef } from '../tenancy/tenancy.contract.ts'
 import { Webhook } from './webhook.entity.ts';
 import { WebhookDelivery } from './delivery.entity.ts';
 import { payloadFor, subscribes } from './fan-out.ts';
+import { flowFactsOf, flowPayload } from './afnor-flow-payload.ts';
 import { DELIVER_JOB } from './webhooks.contract.ts';
 
 const CONSUMER = 'webhooks';
@@ -57,6 +58,7 @@ export async function fanOutPage(broker: ServiceBroker, em: EntityManager, limit
 
   const hooks = await em.find(Webhook, { organizationId: { $in: [...new Set(page.events.map((e) => e.organizationId))] }, status: 'active' });
   const tenants = await tenantsOf(broker, page.events, hooks);
+  const flows = await flowFactsOf(broker, page.events, hooks);
   const offsets = await clockOffsetsOf(em, page.events.map((e) => e.companyId).filter((c): c is string => !!c));
   const wall = systemClock.now();
   const deliveries: Array<RequiredEntityData<WebhookDelivery>> = [];
@@ -66,7 +68,9 @@ export async function fanOutPage(broker: ServiceBroker, em: EntityManager, limit
     for (const hook of hooks) {
       if (hook.organizationId !== organizationId || !subscribes({ ...hook, companyId: hook.companyId ?? null }, facts)) continue;
       const tenant = companyId ? tenants.get(companyId) : undefined;
-      const payload = payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant);
+      // An AFNOR flow subscriber gets the flow the event announces (and nothing when it announces none).
+      const payload = hook.format === 'afnor-flow' ? flowPayload(envelope, flows) : payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant);
+      if (payload === undefined) continue;
       // Due at once, in the company's business time.
       const dueAt = new Date(wall.getTime() + (offsets.get(companyId ?? '') ?? 0) * 1000);
       const id = newId('delivery');

@@ -2,7 +2,7 @@
  * One delivery attempt over HTTP: Node's fetch, POST of the stored JSON body, redirects not
  * followed (a 3xx is a failure), a timeout (spec: 20 s), and the spec's headers.
  */
-import { signWebhookPayload, SIGNATURE_HEADER } from './signature.ts';
+import { afnorSignature, signWebhookPayload, SIGNATURE_HEADER } from './signature.ts';
 import { privateTargetProblem } from './url-policy.ts';
 import { WEBHOOK_USER_AGENT } from './webhooks.contract.ts';
 
@@ -10,6 +10,8 @@ export interface AttemptTarget {
   url: string;
   livemode: boolean;
   secrets: string[];
+  /** `afnor-flow`: the AFNOR XP Z12-013 callback headers too (signature.ts, afnorSignature). */
+  format?: string;
 }
 
 export interface AttemptInput {
@@ -50,6 +52,7 @@ export async function attemptDelivery(target: AttemptTarget, input: AttemptInput
         'X-Service-Event-Id': input.eventId,
         'X-Service-Delivery': input.deliveryId,
         'X-Service-Attempt': String(input.attempt),
+        ...(target.format === 'afnor-flow' ? { 'Afnor-Signature': afnorSignature(target.secrets[0]!, input.payload, timestamp), 'Afnor-Signature-Timestamp': String(timestamp) } : {}),
       },
       body: input.payload,
     });

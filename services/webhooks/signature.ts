@@ -7,7 +7,7 @@
  * README recipe): split on `,`, reject when |now - t| > 5 minutes, recompute on the raw body
  * (before any JSON parsing) and compare in constant time.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -57,4 +57,14 @@ export function verifyWebhookSignature(header: string | null | undefined, rawBod
     const given = Buffer.from(c, 'hex');
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
+}
+
+/**
+ * The AFNOR XP Z12-013 callback signature (`Afnor-Signature`, with `Afnor-Signature-Timestamp`):
+ * the SHA-256 fingerprint (hex) of `<JSON payload as sent>@<epoch seconds>`, HMAC-SHA256'd with the
+ * signing key the subscription gave (the bytes of the webhook secret), base64.
+ */
+export function afnorSignature(secret: string, rawBody: string, timestamp: number): string {
+  const fingerprint = createHash('sha256').update(rawBody).update(`@${timestamp}`).digest('hex');
+  return createHmac('sha256', secret).update(fingerprint).digest('base64');
 }

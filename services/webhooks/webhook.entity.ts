@@ -2,6 +2,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 export const WEBHOOK_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+/** What its deliveries carry: our event envelope, or an AFNOR XP Z12-013 flow (a subscription made under /afnor/). */
+export const WEBHOOK_FORMATS = ['native', 'afnor-flow'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /**
  * A receiver subscribed to events. `companyId` set: the webhook receives that company's events
@@ -25,6 +28,7 @@ export const Webhook = defineEntity({
     status: p.enum(WEBHOOK_STATUSES).default('active'),
     /** Consecutive failed attempts (reset by a success). */
     failureCount: p.integer().default(0),
+    format: p.enum(WEBHOOK_FORMATS).default('native'),
     livemode: p.boolean(),
     secret: p.string(),
     previousSecret: p.string().nullable(),

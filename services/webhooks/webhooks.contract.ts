@@ -131,6 +131,15 @@ export const createWebhook = defineAction<CreateWebhookParams, WebhookView>(SERV
   },
 });
 
+/**
+ * Internal (the AFNOR XP Z12-013 Flow Service under /afnor/): the same subscription as createWebhook
+ * for the caller, whose deliveries carry the AFNOR `Flow` of the event's document, signed with the
+ * annex's `Afnor-Signature` and `Afnor-Signature-Timestamp` headers (beside ours).
+ */
+export const createFlowWebhook = defineAction<CreateWebhookParams, WebhookView>(SERVICE, 'createFlowWebhook', {
+  params: { ...STRICT_REMOVE, url: urlParam, events: eventsParam, description: { type: 'string', optional: true, max: 255 } },
+});
+
 export const listWebhooks = defineAction<{ limit?: number; cursor?: string }, Page<WebhookView>>(SERVICE, 'listWebhooks', {
   params: { ...STRICT_REMOVE, ...PAGE_PARAMS },
   http: { method: 'GET', path: '/v1/webhooks', access: 'receive', tag: 'Webhooks', summary: 'List webhooks', response: pageSchema(webhookResponse) },

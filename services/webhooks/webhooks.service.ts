@@ -25,17 +25,33 @@ import { call } from '../shared/call.ts';
 import { countMetric, observeSeconds } from '../shared/metrics.ts';
 import { API_VERSION, OUTBOX_WRITTEN_EVENT, findEvent, isLogOnly } from '../events/events.contract.ts';
 import { companyOf } from '../tenancy/tenancy.contract.ts';
-import { Webhook } from './webhook.entity.ts';
+import { Webhook, type WebhookFormat } from './webhook.entity.ts';
 import { WebhookDelivery } from './delivery.entity.ts';
 import { generateWebhookSecret } from './signature.ts';
 import { privateTargetProblem, urlShapeProblem } from './url-policy.ts';
 import { attemptDelivery, type AttemptResult } from './http-delivery.ts';
 import { payloadFor, retryDelayAfter } from './fan-out.ts';
+import { flowFactsOf, flowPayload } from './afnor-flow-payload.ts';
 import { fanOutPage } from './feed-follower.ts';
 import * as contract from './webhooks.contract.ts';
 import { WEBHOOK_PAUSED_EVENT, type DeliveryView, type WebhookPaused, type WebhookView } from './webhooks.contract.ts';
 
 const DEFAULT_OVERLAP_SECONDS = 86_400;
+
+/** A subscription of the caller's; `afnor-flow` ones get AFNOR flow bodies (services/webhooks/afnor-flow-payload.ts). */
+async function createHook(ctx: Context<contract.CreateWebhookParams>, format: WebhookFormat): Promise<contract.WebhookView> {
+  const auth = principalOf(ctx);
+  await checkUrl(ctx.params.url, auth.livemode);
+  const secret = generateWebhookSecret();
+  const em = emOf(ctx);
+  const hook = em.create(Webhook, {
+    id: newId('webhook'), organizationId: auth.organizationId, companyId: auth.companyId ?? null, url: ctx.params.url,
+    events: ctx.params.events, description: ctx.params.description ?? null, status: 'active', failureCount: 0, format,
+    livemode: auth.livemode, secret, previousSecret: null, previousSecretExpiresAt: null,
+  });
+  await em.flush();
+  return webhookView(hook, secret);
+}
 
 function webhookView(w: Webhook, secret?: string): WebhookView {
   const overlapping = w.previousSecretExpiresAt && w.previousSecretExpiresAt > systemClock.now();
@@ -116,7 +132,7 @@ async function sendOne(job: ClaimedJob, d: WebhookDelivery | undefined, timeoutM
   const hook = d.webhook.getEntity();
   if (hook.status !== 'active') return { job, d, cancelled: true };
   const attempt = startedAttempts.get(d.id) ?? d.attempts + 1;
-  const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
+  const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook), format: hook.format },
     { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt }, timeoutMs);
   return { job, d, hook, attempt, result };
 }
@@ -323,19 +339,9 @@ const WebhooksService: ServiceSchema = {
       return { succeeded, failed, pending: count('pending'), successRate: succeeded + failed ? Math.round((succeeded / (succeeded + failed)) * 10_000) / 10_000 : null };
     }),
 
-    createWebhook: implement(contract.createWebhook, async (ctx) => {
-      const auth = principalOf(ctx);
-      await checkUrl(ctx.params.url, auth.livemode);
-      const secret = generateWebhookSecret();
-      const em = emOf(ctx);
-      const hook = em.create(Webhook, {
-        id: newId('webhook'), organizationId: auth.organizationId, companyId: auth.companyId ?? null, url: ctx.params.url,
-        events: ctx.params.events, description: ctx.params.description ?? null, status: 'active', failureCount: 0,
-        livemode: auth.livemode, secret, previousSecret: null, previousSecretExpiresAt: null,
-      });
-      await em.flush();
-      return webhookView(hook, secret);
-    }),
+    createWebhook: implement(contract.createWebhook, async (ctx) => createHook(ctx, 'native')),
+
+    createFlowWebhook: implement(contract.createFlowWebhook, async (ctx) => createHook(ctx, 'afnor-flow')),
 
     listWebhooks: implement(contract.listWebhooks, async (ctx) => {
       const auth = principalOf(ctx);
@@ -416,7 +422,7 @@ const WebhooksService: ServiceSchema = {
         eventType: envelope.type, payload: JSON.stringify(envelope), status: 'pending', attempts: 0, attemptLog: [], test: true,
         nextAttemptAt: null, lastStatusCode: null, lastLatencyMs: null, lastError: null, deliveredAt: null,
       });
-      const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook) },
+      const result = await attemptDelivery({ url: hook.url, livemode: hook.livemode, secrets: signingSecrets(hook), format: hook.format },
         { deliveryId: d.id, eventId: d.eventId, eventType: d.eventType, payload: d.payload, attempt: 1 }, loadConfig().events.webhookTimeoutMs);
       recordAttempt(d, 1, result);
       observeAttempt(ctx.broker, result);
@@ -438,7 +444,10 @@ const WebhooksService: ServiceSchema = {
       const { envelope, companyId: eventCompanyId } = found;
       if (isLogOnly(envelope.type)) throw new DomainError('INVALID_REQUEST', `'${envelope.type}' events exist only in the event log and are never delivered to webhooks`, { details: [{ field: 'eventId', rule: 'logOnly', message: 'Log-only event type' }] });
       const tenant = !hook.companyId && eventCompanyId ? await call(ctx, companyOf, { organizationId: auth.organizationId, companyId: eventCompanyId }) : null;
-      const payload = payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant ?? undefined);
+      const payload = hook.format === 'afnor-flow'
+        ? flowPayload(envelope, await flowFactsOf(ctx, [{ envelope, organizationId: auth.organizationId }], [hook]))
+        : payloadFor({ companyId: hook.companyId ?? null }, envelope, tenant ?? undefined);
+      if (payload === undefined) throw new DomainError('INVALID_REQUEST', `Event '${envelope.id}' announces no AFNOR flow to this subscription`, { details: [{ field: 'eventId', rule: 'flow', message: 'no flow for this event' }] });
       const dueAt = offsetClock(await clockOffsetOf(em, eventCompanyId)).now();
       const d = em.create(WebhookDelivery, {
         id: newId('delivery'), webhook: hook, organizationId: auth.organizationId, companyId: eventCompanyId, eventId: envelope.id,
