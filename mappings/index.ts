@@ -72,5 +72,5 @@ export {
   statusCodeOf, stateOfStatusCode, messageTypeOf, buildSubject, parseSubject, buildPortabilityCsv, parseCsvRow, csvOf,
 } from './portability/index.ts';
 export type { PortabilityState, PortabilityStatusCode, PortabilityMessageType, DirectionRole, PortabilityCsvFields, PortabilityCsvRecord, ParsedPortabilitySubject } from './portability/index.ts';
-export { documentFlow, lifecycleFlows, lifecycleFlowId, storedFlowInfo, FLOW_SYNTAXES, FLOW_PROFILES, FLOW_TYPES, FLOW_DIRECTIONS, PROCESSING_RULES, ACK_STATUSES } from './afnor/flow.ts';
+export { documentFlow, lifecycleFlows, lifecycleFlowId, storedFlowInfo, FLOW_SYNTAXES, FLOW_PROFILES, FLOW_TYPES, FLOW_DIRECTIONS, FLOW_PROCESSING_RULES, ACK_STATUSES } from './afnor/flow.ts';
 export type { Flow, FlowDocument, FlowLifecycle, FlowInfo, FlowSyntax, FlowType, FlowDirection, AckStatus } from './afnor/flow.ts';

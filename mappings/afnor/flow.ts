@@ -38,7 +38,7 @@ export interface FlowLifecycle {
 
 export const FLOW_SYNTAXES = ['CII', 'UBL', 'Factur-X', 'CDAR', 'FRR'] as const;
 export const FLOW_PROFILES = ['Basic', 'CIUS', 'Extended-CTC-FR', 'Undefined'] as const;
-export const PROCESSING_RULES = ['B2B', 'B2BInt', 'B2C', 'B2G', 'B2GInt', 'OutOfScope', 'B2GOutOfScope', 'ArchiveOnly', 'NotApplicable', 'Undefined'] as const;
+export const FLOW_PROCESSING_RULES = ['B2B', 'B2BInt', 'B2C', 'B2G', 'B2GInt', 'OutOfScope', 'B2GOutOfScope', 'ArchiveOnly', 'NotApplicable', 'Undefined'] as const;
 export const FLOW_DIRECTIONS = ['In', 'Out'] as const;
 export const ACK_STATUSES = ['Pending', 'Ok', 'Error'] as const;
 export const FLOW_TYPES = [

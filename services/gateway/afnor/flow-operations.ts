@@ -10,7 +10,7 @@ import * as webhooks from '../../webhooks/webhooks.contract.ts';
 import { DomainError } from '../../shared/errors.ts';
 import { ingestAuto, readCdar, MappingError } from '../../../mappings/index.ts';
 import {
-  ACK_STATUSES, FLOW_DIRECTIONS, FLOW_PROFILES, FLOW_SYNTAXES, FLOW_TYPES, INVOICE_DOCUMENT_TYPES, PROCESSING_RULES,
+  ACK_STATUSES, FLOW_DIRECTIONS, FLOW_PROFILES, FLOW_SYNTAXES, FLOW_TYPES, INVOICE_DOCUMENT_TYPES, FLOW_PROCESSING_RULES,
   cdarMove, documentFlow, flowQuery, lifecycleFlowId, lifecycleFlows, parseFlowId, storedFlowInfo, webhookIdOfUuid, webhookUuid,
   type Flow, type FlowFilters, type FlowInfo,
 } from './flows.ts';
@@ -31,7 +31,7 @@ const FLOW_INFO_SCHEMA = {
   $$strict: true,
   trackingId: { type: 'string', optional: true, min: 1, max: 64 },
   name: { type: 'string', min: 1, max: 255 },
-  processingRule: { type: 'enum', optional: true, values: [...PROCESSING_RULES] },
+  processingRule: { type: 'enum', optional: true, values: [...FLOW_PROCESSING_RULES] },
   flowSyntax: { type: 'enum', values: [...FLOW_SYNTAXES] },
   flowProfile: { type: 'enum', optional: true, values: [...FLOW_PROFILES] },
   sha256: { type: 'string', optional: true, pattern: /^[a-f0-9]{64}$/ },
@@ -46,7 +46,7 @@ const SEARCH_SCHEMA = {
     props: {
       updatedAfter: { type: 'string', optional: true, max: 64 },
       updatedBefore: { type: 'string', optional: true, max: 64 },
-      processingRule: { type: 'array', optional: true, max: 20, items: { type: 'enum', values: [...PROCESSING_RULES] } },
+      processingRule: { type: 'array', optional: true, max: 20, items: { type: 'enum', values: [...FLOW_PROCESSING_RULES] } },
       flowType: { type: 'array', optional: true, max: 40, items: { type: 'enum', values: [...FLOW_TYPES] } },
       flowDirection: { type: 'array', optional: true, max: 2, items: { type: 'enum', values: [...FLOW_DIRECTIONS] } },
       trackingId: { type: 'string', optional: true, max: 64 },
