@@ -684,6 +684,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{id}/facturx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as Factur-X: a PDF/A-3 whose visual is the PDF representation's, embedding its CII as factur-x.xml (AFRelationship Alternative, in the /AF array) with the Factur-X XMP extension schema (EN 16931 profile unless the CII names another). A document sent as Factur-X answers the bytes it was delivered as; another is built from its record, the same bytes on every call. 404 when the document is no structured invoice
+         * @description The invoice as Factur-X: a PDF/A-3 whose visual is the PDF representation's, embedding its CII as factur-x.xml (AFRelationship Alternative, in the /AF array) with the Factur-X XMP extension schema (EN 16931 profile unless the CII names another). A document sent as Factur-X answers the bytes it was delivered as; another is built from its record, the same bytes on every call. 404 when the document is no structured invoice
+         */
+        get: operations["documents.facturxRepresentation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}": {
         parameters: {
             query?: never;
@@ -692,8 +712,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)
-         * @description One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)
+         * One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF, HTML preview and Factur-X of a structured invoice)
+         * @description One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF, HTML preview and Factur-X of a structured invoice)
          */
         get: operations["documents.get"];
         put?: never;
@@ -856,10 +876,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
-         * @description The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
+         * The PDF of the document: a hybrid's own (Factur-X / ZUGFeRD), the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows), the Factur-X it was sent as, else a PDF drawn from the invoice (seller, buyer, lines, VAT breakdown, totals, dates, payment; Helvetica, so characters outside Western European Latin show as "?" with a footer saying so, and the preview shows them). 404 when the document is no structured invoice and carries no PDF
+         * @description The PDF of the document: a hybrid's own (Factur-X / ZUGFeRD), the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows), the Factur-X it was sent as, else a PDF drawn from the invoice (seller, buyer, lines, VAT breakdown, totals, dates, payment; Helvetica, so characters outside Western European Latin show as "?" with a footer saying so, and the preview shows them). 404 when the document is no structured invoice and carries no PDF
          */
         get: operations["documents.pdfRepresentation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as a readable HTML page (any syntax it came in: UBL, CII, Factur-X, FatturaPA, KSeF …): seller, buyer, lines, VAT breakdown, totals, dates, payment terms and means. Self-contained and escaped, no script, served with a Content-Security-Policy that lets nothing load or run. 404 when the document is no structured invoice
+         * @description The invoice as a readable HTML page (any syntax it came in: UBL, CII, Factur-X, FatturaPA, KSeF …): seller, buyer, lines, VAT breakdown, totals, dates, payment terms and means. Self-contained and escaped, no script, served with a Content-Security-Policy that lets nothing load or run. 404 when the document is no structured invoice
+         */
+        get: operations["documents.previewRepresentation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -936,8 +976,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The structured XML (UBL 2.1 or CII D16B)
-         * @description The structured XML (UBL 2.1 or CII D16B)
+         * The structured XML (UBL 2.1 or CII D16B; for a document sent as Factur-X, the CII it embeds)
+         * @description The structured XML (UBL 2.1 or CII D16B; for a document sent as Factur-X, the CII it embeds)
          */
         get: operations["documents.xmlRepresentation"];
         put?: never;
@@ -2110,6 +2150,146 @@ export interface paths {
          * @description Tag suggestions for an object, ranked by confidence, learned from the organization's own tagging history (TF-IDF features of seller, lines, amount and notes; nearest neighbours among the objects it tagged). Runs locally. With no history, or nothing like the object in it, the list is empty; tags already on the object are not suggested
          */
         post: operations["categorization.suggestTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a French invoice between syntaxes through the EN 16931 model: `to: ubl` writes a CII D16B invoice as French UBL, `to: cii` a UBL invoice as CII; the French facts (SIREN, 0225 addresses, BT-23, notes) are completed as `generate` does, and the result is judged by the French packs (`valid`, `findings`)
+         * @description Convert a French invoice between syntaxes through the EN 16931 model: `to: ubl` writes a CII D16B invoice as French UBL, `to: cii` a UBL invoice as CII; the French facts (SIREN, 0225 addresses, BT-23, notes) are completed as `generate` does, and the result is judged by the French packs (`valid`, `findings`)
+         */
+        post: operations["generator.convert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/documents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A stored invoice or credit note (sent or received, UBL or CII) written as French UBL, with the verdict of the French packs (`valid`, `findings`); the stored document is unchanged
+         * @description A stored invoice or credit note (sent or received, UBL or CII) written as French UBL, with the verdict of the French packs (`valid`, `findings`); the stored document is unchanged
+         */
+        post: operations["generator.fromDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a French reform UBL 2.1 invoice from the JSON invoice: SIREN (0002) and SIRET (0009) identifiers, 0225 directory addresses, billing framework (BT-23), #PMT#/#PMD#/#AAB#/#BAR# notes; refused unless it passes EN 16931 (or EXTENDED-CTC-FR) and BR-FR. Nothing is stored
+         * @description Generate a French reform UBL 2.1 invoice from the JSON invoice: SIREN (0002) and SIRET (0009) identifiers, 0225 directory addresses, billing framework (BT-23), #PMT#/#PMD#/#AAB#/#BAR# notes; refused unless it passes EN 16931 (or EXTENDED-CTC-FR) and BR-FR. Nothing is stored
+         */
+        post: operations["generator.generate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One example, with the body to post to `generate` as is
+         * @description One example, with the body to post to `generate` as is
+         */
+        get: operations["generator.getTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Example bodies of `generate` for the common French cases (domestic B2B services, goods at several VAT rates, credit note, self-billing, already paid); each one generates a valid invoice
+         * @description Example bodies of `generate` for the common French cases (domestic B2B services, goods at several VAT rates, credit note, self-billing, already paid); each one generates a valid invoice
+         */
+        get: operations["generator.listTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render the JSON invoice as French UBL as `generate` would, and answer with it even when rule packs refuse it (`valid: false`, findings with JSON paths): for editing a draft. Nothing is stored
+         * @description Render the JSON invoice as French UBL as `generate` would, and answer with it even when rule packs refuse it (`valid: false`, findings with JSON paths): for editing a draft. Nothing is stored
+         */
+        post: operations["generator.preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Judge a French invoice by the French rule packs we ship (XSD, EN 16931 or EXTENDED-CTC-FR, BR-FR): `format: ubl-xml` a UBL you wrote (`xml`; findings locate by XPath), `format: json` the JSON invoice as the generator writes it (`document`, `french`; findings also name the JSON path)
+         * @description Judge a French invoice by the French rule packs we ship (XSD, EN 16931 or EXTENDED-CTC-FR, BR-FR): `format: ubl-xml` a UBL you wrote (`xml`; findings locate by XPath), `format: json` the JSON invoice as the generator writes it (`document`, `french`; findings also name the JSON path)
+         */
+        post: operations["generator.validate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7956,7 +8136,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -8023,6 +8203,118 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.facturxRepresentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8187,7 +8479,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -9246,7 +9538,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -9493,6 +9785,127 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.previewRepresentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED (honour Retry-After) */
             429: {
                 headers: {
@@ -9662,7 +10075,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -10308,6 +10721,11 @@ export interface operations {
                     };
                     contentType?: string;
                     filename?: string;
+                    /**
+                     * @description `factur-x`: an invoice, credit note or debit note (json, ubl-xml or cii-xml) for a French recipient travels as Factur-X, a PDF/A-3 drawn from it with its CII embedded (EN 16931 profile; the CII is validated with the destination's rules first). The original stays the record; `xml` becomes the CII it carries, `pdf` and `facturx` answer the PDF delivered. 400 INVALID_REQUEST (`details[0].field` outputFormat) for another recipient or format
+                     * @enum {unknown}
+                     */
+                    outputFormat?: "factur-x";
                 };
                 "*/*": string;
             };
@@ -10412,7 +10830,7 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -11065,6 +11483,11 @@ export interface operations {
                         };
                         contentType?: string;
                         filename?: string;
+                        /**
+                         * @description `factur-x`: an invoice, credit note or debit note (json, ubl-xml or cii-xml) for a French recipient travels as Factur-X, a PDF/A-3 drawn from it with its CII embedded (EN 16931 profile; the CII is validated with the destination's rules first). The original stays the record; `xml` becomes the CII it carries, `pdf` and `facturx` answer the PDF delivered. 400 INVALID_REQUEST (`details[0].field` outputFormat) for another recipient or format
+                         * @enum {unknown}
+                         */
+                        outputFormat?: "factur-x";
                     }[];
                 };
             };
@@ -11174,7 +11597,7 @@ export interface operations {
                                 fileId?: string;
                                 /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                                 storedFormat?: string;
-                                /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                                /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                                 links?: {
                                     [key: string]: string;
                                 };
@@ -17333,7 +17756,7 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -20858,6 +21281,3341 @@ export interface operations {
                 };
             };
             /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.convert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    to: "ubl" | "cii";
+                    xml: string;
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: `xml` is not well-formed, or not the syntax `to` converts from; MISSING_FIELD: the invoice cannot be French (no seller SIREN …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.fromDocument": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description MISSING_FIELD: the stored invoice cannot be French (no seller SIREN …); INVALID_REQUEST: the stored document is not an invoice or credit note in UBL or CII */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.generate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type?: "invoice" | "credit-note";
+                    documentSubtype?: string | number;
+                    selfBilled?: boolean;
+                    /** @description The invoice, exactly as `POST /v1/documents/send` takes it with `format: json`. French parties: `siren`, `siret`, `vatNumber`; `peppolId: 0225:<SIREN>_<suffix>` to address a directory suffix */
+                    document: {
+                        /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description Issue date (BT-2); today when absent
+                         */
+                        issueDate?: string;
+                        /**
+                         * Format: date
+                         * @description Payment due date (BT-9)
+                         */
+                        dueDate?: string;
+                        /**
+                         * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                         * @example EUR
+                         */
+                        currency?: string;
+                        /**
+                         * @description Rate to the VAT accounting currency
+                         * @example 100
+                         * @example 99.95
+                         */
+                        exchangeRate?: number | string;
+                        /** @description Invoice note (BT-22), passed to the recipient */
+                        note?: string;
+                        /** @description Buyer reference (BT-10) */
+                        buyerReference?: string;
+                        /** @description Purchase order reference (BT-13) */
+                        orderReference?: string;
+                        /** @description Despatch advice reference (BT-16) */
+                        despatchAdviceReference?: string;
+                        /** @description Project reference (BT-11) */
+                        projectReference?: string;
+                        /** @description Contract reference (BT-12) */
+                        contractReference?: string;
+                        /** @description Payment terms (BT-20) */
+                        paymentTerms?: string;
+                        /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                        billingReference?: string;
+                        /**
+                         * Format: date
+                         * @description Its issue date (BT-26)
+                         */
+                        billingReferenceDate?: string;
+                        /** @description A template that supplies defaults and custom field definitions */
+                        templateId?: string;
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        seller?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        buyer?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                        parties?: {
+                            /** @enum {string} */
+                            role: "seller" | "buyer" | "payee" | "payer";
+                            /** @description Peppol id or other identifier */
+                            id?: string;
+                            /** @description Name */
+                            name?: string;
+                            /** @description VAT identifier */
+                            vatNumber?: string;
+                            /** @description The party that initiated the document */
+                            initiator?: boolean;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                        }[];
+                        /** @description Payment instructions (BG-16) */
+                        payment?: {
+                            /**
+                             * @description Payment means (BT-81)
+                             * @example credit_transfer
+                             * @example card
+                             * @example direct_debit
+                             * @example 58
+                             */
+                            means?: string;
+                            /** @description Remittance information (BT-83) */
+                            reference?: string;
+                            /** @description Payment account (BT-84) */
+                            iban?: string;
+                            /** @description Service provider (BT-86) */
+                            bic?: string;
+                            /** @description Account name (BT-85) */
+                            accountName?: string;
+                            /** @description Accepted, not placed on the invoice */
+                            discountTerms?: string;
+                        };
+                        /** @description Delivery information (BG-13) */
+                        delivery?: {
+                            /**
+                             * Format: date
+                             * @description Actual delivery date (BT-72)
+                             */
+                            actualDeliveryDate?: string;
+                            /** @description Deliver-to party name (BT-70) */
+                            partyName?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            deliveryLocation?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /**
+                         * @description Incoterms code (French extension EXT-FR-FE-185)
+                         * @enum {string}
+                         */
+                        incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                        /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                        incotermsLocation?: string;
+                        /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                        lines?: {
+                            /** @description Line identifier (BT-126); its position when absent */
+                            id?: string;
+                            /** @description Item name (BT-153) */
+                            description: string;
+                            /** @description Item description (BT-154) */
+                            itemDescription?: string;
+                            /** @description Line note (BT-127) */
+                            note?: string;
+                            /**
+                             * @description Invoiced quantity (BT-129); 1 when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            quantity?: number | string;
+                            /**
+                             * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                             * @example HUR
+                             * @example C62
+                             */
+                            unit?: string;
+                            /**
+                             * @description Item net price (BT-146); required unless netAmount is given
+                             * @example 100
+                             * @example 99.95
+                             */
+                            unitPrice?: number | string;
+                            /**
+                             * @description Price base quantity (BT-149)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            priceBaseQuantity?: number | string;
+                            /** @description Unit of the price base quantity (BT-150) */
+                            priceBaseUnit?: string;
+                            /**
+                             * @description Line net amount (BT-131); quantity × unit price when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            netAmount?: number | string;
+                            /**
+                             * @description VAT rate in percent (BT-152)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vatRate?: number | string;
+                            /**
+                             * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                             * @enum {string}
+                             */
+                            vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                            /** @description VAT exemption reason text (BT-120), for exempt categories */
+                            vatExemptionReason?: string;
+                            /** @description VATEX code (BT-121) */
+                            vatExemptionCode?: string;
+                            /** @description Seller's item identifier (BT-155) */
+                            itemCode?: string;
+                            /** @description Buyer's item identifier (BT-156) */
+                            buyerItemCode?: string;
+                            /** @description Referenced purchase order line (BT-132) */
+                            orderLineReference?: string;
+                            /** @description Buyer accounting reference (BT-133) */
+                            accountingCost?: string;
+                            /** @description Invoice line object identifier (BT-128) */
+                            objectIdentifier?: string;
+                            /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                            objectIdentifierScheme?: string;
+                            /** @description Despatch advice of this line (French extension) */
+                            despatchAdviceReference?: string;
+                            /** @description Despatch advice line (French extension) */
+                            despatchAdviceLineReference?: string;
+                            /** @description Invoice line period (BG-26) */
+                            period?: {
+                                /**
+                                 * Format: date
+                                 * @description Start (BT-134)
+                                 */
+                                start?: string;
+                                /**
+                                 * Format: date
+                                 * @description End (BT-135)
+                                 */
+                                end?: string;
+                            };
+                            /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                            customFields?: {
+                                [key: string]: string | number | boolean | {
+                                    /** @description ISO 4217 */
+                                    currency: string;
+                                    /**
+                                     * @description Amount
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    amount: number | string;
+                                } | {
+                                    street?: string;
+                                    street2?: string;
+                                    city?: string;
+                                    zipCode?: string;
+                                    country?: string;
+                                };
+                            };
+                        }[];
+                        /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                        totals?: {
+                            /**
+                             * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            net?: number | string;
+                            /**
+                             * @description Total VAT (BT-110)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vat?: number | string;
+                            /**
+                             * @description Total with VAT (BT-112)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            gross?: number | string;
+                            /**
+                             * @description Paid amount (BT-113)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            prepaid?: number | string;
+                            /**
+                             * @description Amount due for payment (BT-115)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            payable?: number | string;
+                        };
+                        /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                        customFields?: {
+                            [key: string]: string | number | boolean | {
+                                /** @description ISO 4217 */
+                                currency: string;
+                                /**
+                                 * @description Amount
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                amount: number | string;
+                            } | {
+                                street?: string;
+                                street2?: string;
+                                city?: string;
+                                zipCode?: string;
+                                country?: string;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM, INVALID_VAT_FORMAT, INVALID_IBAN, INVALID_CURRENCY, INVALID_DATE: the body cannot make a French invoice (a seller without SIREN, a B2B buyer without one, a SIREN failing its check digit …); `details[].field` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UBL_VALIDATION_FAILED: a rule pack refuses the result (`details[].field` is the JSON path, `findings` in full); DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.getTemplate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example b2b-domestic-services */
+                        id: string;
+                        name: string;
+                        description: string;
+                        /** @description A body of POST /v1/fr/ubl/generate */
+                        body: {
+                            /** @enum {string} */
+                            type?: "invoice" | "credit-note";
+                            selfBilled?: boolean;
+                            /** @description The structured document (format `json`). Invoices, credit notes and debit notes follow EN 16931 (the business term of each field is named); other types (orders, quotes, …) carry at least `number`, and are stored and delivered as given */
+                            document: {
+                                /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                                number: string;
+                                /**
+                                 * Format: date
+                                 * @description Issue date (BT-2); today when absent
+                                 */
+                                issueDate?: string;
+                                /**
+                                 * Format: date
+                                 * @description Payment due date (BT-9)
+                                 */
+                                dueDate?: string;
+                                /**
+                                 * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                                 * @example EUR
+                                 */
+                                currency?: string;
+                                /**
+                                 * @description Rate to the VAT accounting currency
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                exchangeRate?: number | string;
+                                /** @description Invoice note (BT-22), passed to the recipient */
+                                note?: string;
+                                /** @description Buyer reference (BT-10) */
+                                buyerReference?: string;
+                                /** @description Purchase order reference (BT-13) */
+                                orderReference?: string;
+                                /** @description Despatch advice reference (BT-16) */
+                                despatchAdviceReference?: string;
+                                /** @description Project reference (BT-11) */
+                                projectReference?: string;
+                                /** @description Contract reference (BT-12) */
+                                contractReference?: string;
+                                /** @description Payment terms (BT-20) */
+                                paymentTerms?: string;
+                                /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                                billingReference?: string;
+                                /**
+                                 * Format: date
+                                 * @description Its issue date (BT-26)
+                                 */
+                                billingReferenceDate?: string;
+                                /** @description A template that supplies defaults and custom field definitions */
+                                templateId?: string;
+                                /** @description Seller (BG-4) or buyer (BG-7) */
+                                seller?: {
+                                    /** @description Legal name (BT-27 / BT-44) */
+                                    name?: string;
+                                    /** @description Trading name (BT-28 / BT-45) */
+                                    tradingName?: string;
+                                    /**
+                                     * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                                     * @example BE0403170701
+                                     */
+                                    vatNumber?: string;
+                                    /** @description Legal registration identifier (BT-30 / BT-47) */
+                                    registrationNumber?: string;
+                                    /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                                    legalRegistration?: {
+                                        /** @description Identifier */
+                                        value: string;
+                                        /**
+                                         * @description ICD scheme
+                                         * @example 0002
+                                         */
+                                        scheme?: string;
+                                    };
+                                    /** @description French SIREN (legal registration, scheme 0002) */
+                                    siren?: string;
+                                    /** @description French SIRET (its SIREN is the legal registration) */
+                                    siret?: string;
+                                    /**
+                                     * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                                     * @example 0208:0403170701
+                                     */
+                                    peppolId?: string;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    address?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                    /** @description Contact (BG-6 / BG-9) */
+                                    contact?: {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    };
+                                    /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                                    contacts?: (string | {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    })[];
+                                    /** @description Stored only */
+                                    shippingAddress?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                };
+                                /** @description Seller (BG-4) or buyer (BG-7) */
+                                buyer?: {
+                                    /** @description Legal name (BT-27 / BT-44) */
+                                    name?: string;
+                                    /** @description Trading name (BT-28 / BT-45) */
+                                    tradingName?: string;
+                                    /**
+                                     * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                                     * @example BE0403170701
+                                     */
+                                    vatNumber?: string;
+                                    /** @description Legal registration identifier (BT-30 / BT-47) */
+                                    registrationNumber?: string;
+                                    /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                                    legalRegistration?: {
+                                        /** @description Identifier */
+                                        value: string;
+                                        /**
+                                         * @description ICD scheme
+                                         * @example 0002
+                                         */
+                                        scheme?: string;
+                                    };
+                                    /** @description French SIREN (legal registration, scheme 0002) */
+                                    siren?: string;
+                                    /** @description French SIRET (its SIREN is the legal registration) */
+                                    siret?: string;
+                                    /**
+                                     * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                                     * @example 0208:0403170701
+                                     */
+                                    peppolId?: string;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    address?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                    /** @description Contact (BG-6 / BG-9) */
+                                    contact?: {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    };
+                                    /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                                    contacts?: (string | {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    })[];
+                                    /** @description Stored only */
+                                    shippingAddress?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                };
+                                /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                                parties?: {
+                                    /** @enum {string} */
+                                    role: "seller" | "buyer" | "payee" | "payer";
+                                    /** @description Peppol id or other identifier */
+                                    id?: string;
+                                    /** @description Name */
+                                    name?: string;
+                                    /** @description VAT identifier */
+                                    vatNumber?: string;
+                                    /** @description The party that initiated the document */
+                                    initiator?: boolean;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    address?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                    /** @description Contact (BG-6 / BG-9) */
+                                    contact?: {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    };
+                                }[];
+                                /** @description Payment instructions (BG-16) */
+                                payment?: {
+                                    /**
+                                     * @description Payment means (BT-81)
+                                     * @example credit_transfer
+                                     * @example card
+                                     * @example direct_debit
+                                     * @example 58
+                                     */
+                                    means?: string;
+                                    /** @description Remittance information (BT-83) */
+                                    reference?: string;
+                                    /** @description Payment account (BT-84) */
+                                    iban?: string;
+                                    /** @description Service provider (BT-86) */
+                                    bic?: string;
+                                    /** @description Account name (BT-85) */
+                                    accountName?: string;
+                                    /** @description Accepted, not placed on the invoice */
+                                    discountTerms?: string;
+                                };
+                                /** @description Delivery information (BG-13) */
+                                delivery?: {
+                                    /**
+                                     * Format: date
+                                     * @description Actual delivery date (BT-72)
+                                     */
+                                    actualDeliveryDate?: string;
+                                    /** @description Deliver-to party name (BT-70) */
+                                    partyName?: string;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    deliveryLocation?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                };
+                                /**
+                                 * @description Incoterms code (French extension EXT-FR-FE-185)
+                                 * @enum {string}
+                                 */
+                                incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                                /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                                incotermsLocation?: string;
+                                /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                                lines?: {
+                                    /** @description Line identifier (BT-126); its position when absent */
+                                    id?: string;
+                                    /** @description Item name (BT-153) */
+                                    description: string;
+                                    /** @description Item description (BT-154) */
+                                    itemDescription?: string;
+                                    /** @description Line note (BT-127) */
+                                    note?: string;
+                                    /**
+                                     * @description Invoiced quantity (BT-129); 1 when absent
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    quantity?: number | string;
+                                    /**
+                                     * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                                     * @example HUR
+                                     * @example C62
+                                     */
+                                    unit?: string;
+                                    /**
+                                     * @description Item net price (BT-146); required unless netAmount is given
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    unitPrice?: number | string;
+                                    /**
+                                     * @description Price base quantity (BT-149)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    priceBaseQuantity?: number | string;
+                                    /** @description Unit of the price base quantity (BT-150) */
+                                    priceBaseUnit?: string;
+                                    /**
+                                     * @description Line net amount (BT-131); quantity × unit price when absent
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    netAmount?: number | string;
+                                    /**
+                                     * @description VAT rate in percent (BT-152)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    vatRate?: number | string;
+                                    /**
+                                     * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                                     * @enum {string}
+                                     */
+                                    vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                                    /** @description VAT exemption reason text (BT-120), for exempt categories */
+                                    vatExemptionReason?: string;
+                                    /** @description VATEX code (BT-121) */
+                                    vatExemptionCode?: string;
+                                    /** @description Seller's item identifier (BT-155) */
+                                    itemCode?: string;
+                                    /** @description Buyer's item identifier (BT-156) */
+                                    buyerItemCode?: string;
+                                    /** @description Referenced purchase order line (BT-132) */
+                                    orderLineReference?: string;
+                                    /** @description Buyer accounting reference (BT-133) */
+                                    accountingCost?: string;
+                                    /** @description Invoice line object identifier (BT-128) */
+                                    objectIdentifier?: string;
+                                    /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                                    objectIdentifierScheme?: string;
+                                    /** @description Despatch advice of this line (French extension) */
+                                    despatchAdviceReference?: string;
+                                    /** @description Despatch advice line (French extension) */
+                                    despatchAdviceLineReference?: string;
+                                    /** @description Invoice line period (BG-26) */
+                                    period?: {
+                                        /**
+                                         * Format: date
+                                         * @description Start (BT-134)
+                                         */
+                                        start?: string;
+                                        /**
+                                         * Format: date
+                                         * @description End (BT-135)
+                                         */
+                                        end?: string;
+                                    };
+                                    /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                                    customFields?: {
+                                        [key: string]: string | number | boolean | {
+                                            /** @description ISO 4217 */
+                                            currency: string;
+                                            /**
+                                             * @description Amount
+                                             * @example 100
+                                             * @example 99.95
+                                             */
+                                            amount: number | string;
+                                        } | {
+                                            street?: string;
+                                            street2?: string;
+                                            city?: string;
+                                            zipCode?: string;
+                                            country?: string;
+                                        };
+                                    };
+                                }[];
+                                /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                                totals?: {
+                                    /**
+                                     * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    net?: number | string;
+                                    /**
+                                     * @description Total VAT (BT-110)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    vat?: number | string;
+                                    /**
+                                     * @description Total with VAT (BT-112)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    gross?: number | string;
+                                    /**
+                                     * @description Paid amount (BT-113)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    prepaid?: number | string;
+                                    /**
+                                     * @description Amount due for payment (BT-115)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    payable?: number | string;
+                                };
+                                /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                                customFields?: {
+                                    [key: string]: string | number | boolean | {
+                                        /** @description ISO 4217 */
+                                        currency: string;
+                                        /**
+                                         * @description Amount
+                                         * @example 100
+                                         * @example 99.95
+                                         */
+                                        amount: number | string;
+                                    } | {
+                                        street?: string;
+                                        street2?: string;
+                                        city?: string;
+                                        zipCode?: string;
+                                        country?: string;
+                                    };
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @description What the French rules need beyond EN 16931; all optional */
+                            french?: {
+                                /**
+                                 * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                                 * @enum {string}
+                                 */
+                                profile?: "cius-fr" | "extended-ctc-fr";
+                                /**
+                                 * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                                 * @enum {string}
+                                 */
+                                operationCategory?: "goods" | "services" | "mixed";
+                                /**
+                                 * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                                 * @enum {string}
+                                 */
+                                billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                                /**
+                                 * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                                 * @enum {string}
+                                 */
+                                processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                                /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                                paymentNotes?: {
+                                    /** @description #PMT#: the fixed recovery fee (40 €) */
+                                    recoveryFee?: string;
+                                    /** @description #PMD#: late-payment penalties */
+                                    latePenalties?: string;
+                                    /** @description #AAB#: early-payment discount, or its absence */
+                                    earlyPaymentDiscount?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no template with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.listTemplates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @example b2b-domestic-services */
+                            id: string;
+                            name: string;
+                            description: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.preview": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type?: "invoice" | "credit-note";
+                    documentSubtype?: string | number;
+                    selfBilled?: boolean;
+                    /** @description The invoice, exactly as `POST /v1/documents/send` takes it with `format: json`. French parties: `siren`, `siret`, `vatNumber`; `peppolId: 0225:<SIREN>_<suffix>` to address a directory suffix */
+                    document: {
+                        /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description Issue date (BT-2); today when absent
+                         */
+                        issueDate?: string;
+                        /**
+                         * Format: date
+                         * @description Payment due date (BT-9)
+                         */
+                        dueDate?: string;
+                        /**
+                         * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                         * @example EUR
+                         */
+                        currency?: string;
+                        /**
+                         * @description Rate to the VAT accounting currency
+                         * @example 100
+                         * @example 99.95
+                         */
+                        exchangeRate?: number | string;
+                        /** @description Invoice note (BT-22), passed to the recipient */
+                        note?: string;
+                        /** @description Buyer reference (BT-10) */
+                        buyerReference?: string;
+                        /** @description Purchase order reference (BT-13) */
+                        orderReference?: string;
+                        /** @description Despatch advice reference (BT-16) */
+                        despatchAdviceReference?: string;
+                        /** @description Project reference (BT-11) */
+                        projectReference?: string;
+                        /** @description Contract reference (BT-12) */
+                        contractReference?: string;
+                        /** @description Payment terms (BT-20) */
+                        paymentTerms?: string;
+                        /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                        billingReference?: string;
+                        /**
+                         * Format: date
+                         * @description Its issue date (BT-26)
+                         */
+                        billingReferenceDate?: string;
+                        /** @description A template that supplies defaults and custom field definitions */
+                        templateId?: string;
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        seller?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        buyer?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                        parties?: {
+                            /** @enum {string} */
+                            role: "seller" | "buyer" | "payee" | "payer";
+                            /** @description Peppol id or other identifier */
+                            id?: string;
+                            /** @description Name */
+                            name?: string;
+                            /** @description VAT identifier */
+                            vatNumber?: string;
+                            /** @description The party that initiated the document */
+                            initiator?: boolean;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                        }[];
+                        /** @description Payment instructions (BG-16) */
+                        payment?: {
+                            /**
+                             * @description Payment means (BT-81)
+                             * @example credit_transfer
+                             * @example card
+                             * @example direct_debit
+                             * @example 58
+                             */
+                            means?: string;
+                            /** @description Remittance information (BT-83) */
+                            reference?: string;
+                            /** @description Payment account (BT-84) */
+                            iban?: string;
+                            /** @description Service provider (BT-86) */
+                            bic?: string;
+                            /** @description Account name (BT-85) */
+                            accountName?: string;
+                            /** @description Accepted, not placed on the invoice */
+                            discountTerms?: string;
+                        };
+                        /** @description Delivery information (BG-13) */
+                        delivery?: {
+                            /**
+                             * Format: date
+                             * @description Actual delivery date (BT-72)
+                             */
+                            actualDeliveryDate?: string;
+                            /** @description Deliver-to party name (BT-70) */
+                            partyName?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            deliveryLocation?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /**
+                         * @description Incoterms code (French extension EXT-FR-FE-185)
+                         * @enum {string}
+                         */
+                        incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                        /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                        incotermsLocation?: string;
+                        /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                        lines?: {
+                            /** @description Line identifier (BT-126); its position when absent */
+                            id?: string;
+                            /** @description Item name (BT-153) */
+                            description: string;
+                            /** @description Item description (BT-154) */
+                            itemDescription?: string;
+                            /** @description Line note (BT-127) */
+                            note?: string;
+                            /**
+                             * @description Invoiced quantity (BT-129); 1 when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            quantity?: number | string;
+                            /**
+                             * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                             * @example HUR
+                             * @example C62
+                             */
+                            unit?: string;
+                            /**
+                             * @description Item net price (BT-146); required unless netAmount is given
+                             * @example 100
+                             * @example 99.95
+                             */
+                            unitPrice?: number | string;
+                            /**
+                             * @description Price base quantity (BT-149)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            priceBaseQuantity?: number | string;
+                            /** @description Unit of the price base quantity (BT-150) */
+                            priceBaseUnit?: string;
+                            /**
+                             * @description Line net amount (BT-131); quantity × unit price when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            netAmount?: number | string;
+                            /**
+                             * @description VAT rate in percent (BT-152)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vatRate?: number | string;
+                            /**
+                             * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                             * @enum {string}
+                             */
+                            vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                            /** @description VAT exemption reason text (BT-120), for exempt categories */
+                            vatExemptionReason?: string;
+                            /** @description VATEX code (BT-121) */
+                            vatExemptionCode?: string;
+                            /** @description Seller's item identifier (BT-155) */
+                            itemCode?: string;
+                            /** @description Buyer's item identifier (BT-156) */
+                            buyerItemCode?: string;
+                            /** @description Referenced purchase order line (BT-132) */
+                            orderLineReference?: string;
+                            /** @description Buyer accounting reference (BT-133) */
+                            accountingCost?: string;
+                            /** @description Invoice line object identifier (BT-128) */
+                            objectIdentifier?: string;
+                            /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                            objectIdentifierScheme?: string;
+                            /** @description Despatch advice of this line (French extension) */
+                            despatchAdviceReference?: string;
+                            /** @description Despatch advice line (French extension) */
+                            despatchAdviceLineReference?: string;
+                            /** @description Invoice line period (BG-26) */
+                            period?: {
+                                /**
+                                 * Format: date
+                                 * @description Start (BT-134)
+                                 */
+                                start?: string;
+                                /**
+                                 * Format: date
+                                 * @description End (BT-135)
+                                 */
+                                end?: string;
+                            };
+                            /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                            customFields?: {
+                                [key: string]: string | number | boolean | {
+                                    /** @description ISO 4217 */
+                                    currency: string;
+                                    /**
+                                     * @description Amount
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    amount: number | string;
+                                } | {
+                                    street?: string;
+                                    street2?: string;
+                                    city?: string;
+                                    zipCode?: string;
+                                    country?: string;
+                                };
+                            };
+                        }[];
+                        /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                        totals?: {
+                            /**
+                             * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            net?: number | string;
+                            /**
+                             * @description Total VAT (BT-110)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vat?: number | string;
+                            /**
+                             * @description Total with VAT (BT-112)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            gross?: number | string;
+                            /**
+                             * @description Paid amount (BT-113)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            prepaid?: number | string;
+                            /**
+                             * @description Amount due for payment (BT-115)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            payable?: number | string;
+                        };
+                        /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                        customFields?: {
+                            [key: string]: string | number | boolean | {
+                                /** @description ISO 4217 */
+                                currency: string;
+                                /**
+                                 * @description Amount
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                amount: number | string;
+                            } | {
+                                street?: string;
+                                street2?: string;
+                                city?: string;
+                                zipCode?: string;
+                                country?: string;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM, INVALID_VAT_FORMAT, INVALID_IBAN, INVALID_CURRENCY, INVALID_DATE: the body cannot make a French invoice (a seller without SIREN, a B2B buyer without one, a SIREN failing its check digit …); `details[].field` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.validate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    format: "json" | "ubl-xml";
+                    /** @enum {unknown} */
+                    type?: "invoice" | "credit-note";
+                    documentSubtype?: string | number;
+                    selfBilled?: boolean;
+                    /** @description The invoice, exactly as `POST /v1/documents/send` takes it with `format: json`. French parties: `siren`, `siret`, `vatNumber`; `peppolId: 0225:<SIREN>_<suffix>` to address a directory suffix */
+                    document?: {
+                        /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description Issue date (BT-2); today when absent
+                         */
+                        issueDate?: string;
+                        /**
+                         * Format: date
+                         * @description Payment due date (BT-9)
+                         */
+                        dueDate?: string;
+                        /**
+                         * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                         * @example EUR
+                         */
+                        currency?: string;
+                        /**
+                         * @description Rate to the VAT accounting currency
+                         * @example 100
+                         * @example 99.95
+                         */
+                        exchangeRate?: number | string;
+                        /** @description Invoice note (BT-22), passed to the recipient */
+                        note?: string;
+                        /** @description Buyer reference (BT-10) */
+                        buyerReference?: string;
+                        /** @description Purchase order reference (BT-13) */
+                        orderReference?: string;
+                        /** @description Despatch advice reference (BT-16) */
+                        despatchAdviceReference?: string;
+                        /** @description Project reference (BT-11) */
+                        projectReference?: string;
+                        /** @description Contract reference (BT-12) */
+                        contractReference?: string;
+                        /** @description Payment terms (BT-20) */
+                        paymentTerms?: string;
+                        /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                        billingReference?: string;
+                        /**
+                         * Format: date
+                         * @description Its issue date (BT-26)
+                         */
+                        billingReferenceDate?: string;
+                        /** @description A template that supplies defaults and custom field definitions */
+                        templateId?: string;
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        seller?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        buyer?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                        parties?: {
+                            /** @enum {string} */
+                            role: "seller" | "buyer" | "payee" | "payer";
+                            /** @description Peppol id or other identifier */
+                            id?: string;
+                            /** @description Name */
+                            name?: string;
+                            /** @description VAT identifier */
+                            vatNumber?: string;
+                            /** @description The party that initiated the document */
+                            initiator?: boolean;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                        }[];
+                        /** @description Payment instructions (BG-16) */
+                        payment?: {
+                            /**
+                             * @description Payment means (BT-81)
+                             * @example credit_transfer
+                             * @example card
+                             * @example direct_debit
+                             * @example 58
+                             */
+                            means?: string;
+                            /** @description Remittance information (BT-83) */
+                            reference?: string;
+                            /** @description Payment account (BT-84) */
+                            iban?: string;
+                            /** @description Service provider (BT-86) */
+                            bic?: string;
+                            /** @description Account name (BT-85) */
+                            accountName?: string;
+                            /** @description Accepted, not placed on the invoice */
+                            discountTerms?: string;
+                        };
+                        /** @description Delivery information (BG-13) */
+                        delivery?: {
+                            /**
+                             * Format: date
+                             * @description Actual delivery date (BT-72)
+                             */
+                            actualDeliveryDate?: string;
+                            /** @description Deliver-to party name (BT-70) */
+                            partyName?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            deliveryLocation?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /**
+                         * @description Incoterms code (French extension EXT-FR-FE-185)
+                         * @enum {string}
+                         */
+                        incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                        /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                        incotermsLocation?: string;
+                        /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                        lines?: {
+                            /** @description Line identifier (BT-126); its position when absent */
+                            id?: string;
+                            /** @description Item name (BT-153) */
+                            description: string;
+                            /** @description Item description (BT-154) */
+                            itemDescription?: string;
+                            /** @description Line note (BT-127) */
+                            note?: string;
+                            /**
+                             * @description Invoiced quantity (BT-129); 1 when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            quantity?: number | string;
+                            /**
+                             * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                             * @example HUR
+                             * @example C62
+                             */
+                            unit?: string;
+                            /**
+                             * @description Item net price (BT-146); required unless netAmount is given
+                             * @example 100
+                             * @example 99.95
+                             */
+                            unitPrice?: number | string;
+                            /**
+                             * @description Price base quantity (BT-149)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            priceBaseQuantity?: number | string;
+                            /** @description Unit of the price base quantity (BT-150) */
+                            priceBaseUnit?: string;
+                            /**
+                             * @description Line net amount (BT-131); quantity × unit price when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            netAmount?: number | string;
+                            /**
+                             * @description VAT rate in percent (BT-152)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vatRate?: number | string;
+                            /**
+                             * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                             * @enum {string}
+                             */
+                            vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                            /** @description VAT exemption reason text (BT-120), for exempt categories */
+                            vatExemptionReason?: string;
+                            /** @description VATEX code (BT-121) */
+                            vatExemptionCode?: string;
+                            /** @description Seller's item identifier (BT-155) */
+                            itemCode?: string;
+                            /** @description Buyer's item identifier (BT-156) */
+                            buyerItemCode?: string;
+                            /** @description Referenced purchase order line (BT-132) */
+                            orderLineReference?: string;
+                            /** @description Buyer accounting reference (BT-133) */
+                            accountingCost?: string;
+                            /** @description Invoice line object identifier (BT-128) */
+                            objectIdentifier?: string;
+                            /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                            objectIdentifierScheme?: string;
+                            /** @description Despatch advice of this line (French extension) */
+                            despatchAdviceReference?: string;
+                            /** @description Despatch advice line (French extension) */
+                            despatchAdviceLineReference?: string;
+                            /** @description Invoice line period (BG-26) */
+                            period?: {
+                                /**
+                                 * Format: date
+                                 * @description Start (BT-134)
+                                 */
+                                start?: string;
+                                /**
+                                 * Format: date
+                                 * @description End (BT-135)
+                                 */
+                                end?: string;
+                            };
+                            /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                            customFields?: {
+                                [key: string]: string | number | boolean | {
+                                    /** @description ISO 4217 */
+                                    currency: string;
+                                    /**
+                                     * @description Amount
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    amount: number | string;
+                                } | {
+                                    street?: string;
+                                    street2?: string;
+                                    city?: string;
+                                    zipCode?: string;
+                                    country?: string;
+                                };
+                            };
+                        }[];
+                        /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                        totals?: {
+                            /**
+                             * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            net?: number | string;
+                            /**
+                             * @description Total VAT (BT-110)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vat?: number | string;
+                            /**
+                             * @description Total with VAT (BT-112)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            gross?: number | string;
+                            /**
+                             * @description Paid amount (BT-113)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            prepaid?: number | string;
+                            /**
+                             * @description Amount due for payment (BT-115)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            payable?: number | string;
+                        };
+                        /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                        customFields?: {
+                            [key: string]: string | number | boolean | {
+                                /** @description ISO 4217 */
+                                currency: string;
+                                /**
+                                 * @description Amount
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                amount: number | string;
+                            } | {
+                                street?: string;
+                                street2?: string;
+                                city?: string;
+                                zipCode?: string;
+                                country?: string;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                    xml?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false when any finding is fatal */
+                        valid: boolean;
+                        /**
+                         * @example en16931
+                         * @example extended-ctc-fr
+                         */
+                        profile: string;
+                        packs: string[];
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description MISSING_FIELD (`xml` or `document` for its format); INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM, INVALID_VAT_FORMAT, INVALID_IBAN, INVALID_CURRENCY, INVALID_DATE: the body cannot make a French invoice (a seller without SIREN, a B2B buyer without one, a SIREN failing its check digit …); `details[].field` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
