@@ -24,6 +24,8 @@ export interface FlowDocument {
   errorCode: string | null;
   errorMessage: string | null;
   deliveredAt: string | null;
+  /** application/pdf when the original is a hybrid PDF (a Factur-X flow). */
+  originalContentType?: string;
   links: Record<string, string>;
   metadata: Record<string, unknown> | null;
   createdAt: string;
@@ -93,7 +95,8 @@ export function storedFlowInfo(doc: Pick<FlowDocument, 'metadata'>): Partial<Flo
 
 function syntaxOf(doc: FlowDocument, info: Partial<FlowInfo>): FlowSyntax {
   if (info.flowSyntax && (FLOW_SYNTAXES as readonly string[]).includes(info.flowSyntax)) return info.flowSyntax;
-  if (doc.links.pdf && doc.format !== 'json') return 'Factur-X';
+  // A hybrid PDF original; every structured invoice has a drawn PDF link, which is no Factur-X.
+  if (doc.originalContentType === 'application/pdf') return 'Factur-X';
   return doc.format === 'cii-xml' ? 'CII' : 'UBL';
 }
 

@@ -80,6 +80,7 @@ export function documentView(doc: Document, has?: Representations): DocumentView
     createdAt: iso(doc.createdAt)!,
     updatedAt: iso(doc.updatedAt)!,
   };
+  if (doc.originalContentType) view.originalContentType = doc.originalContentType;
   if (doc.fileId) {
     view.fileId = doc.fileId;
     view.storedFormat = doc.storedFormat ?? 'raw';

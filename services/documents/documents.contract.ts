@@ -84,6 +84,8 @@ export interface DocumentView {
   metadata: Record<string, unknown> | null;
   fileId?: string;
   storedFormat?: string;
+  /** The media type of the original as it was received (application/pdf for a hybrid Factur-X / ZUGFeRD), when one is kept. */
+  originalContentType?: string;
   links: Record<string, string>;
   createdAt: string;
   updatedAt: string;
@@ -156,6 +158,7 @@ export const documentSchema = {
     metadata: { ...nullable('object'), additionalProperties: true },
     fileId: { type: 'string', description: 'Raw uploads: the stored file' },
     storedFormat: { type: 'string', description: 'Raw uploads: gzip, zip, pdf, xml or raw' },
+    originalContentType: { type: 'string', description: 'The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept' },
     links: { type: 'object', description: 'Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority\'s receipt and signed original, when it gave them)', additionalProperties: { type: 'string' } },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },

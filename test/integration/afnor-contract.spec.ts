@@ -237,7 +237,9 @@ describe('Flow Service', () => {
     expect(original.text).toContain(`>${number}<`);
     const converted = await flow('getFlow', asSupplier({ path: { flowId }, query: { docType: 'Converted' } }));
     expect(converted.text).toContain('<Invoice');
-    expect((await flow('getFlow', asSupplier({ path: { flowId }, query: { docType: 'ReadableView' } }))).status).toBe(404);
+    // The readable view is our drawn PDF of the invoice (GET /v1/documents/{id}/pdf).
+    const readable = await flow('getFlow', asSupplier({ path: { flowId }, query: { docType: 'ReadableView' } }));
+    expect([readable.status, readable.text.slice(0, 5)]).toEqual([200, '%PDF-']);
     expect((await flow('getFlow', asSupplier({ path: { flowId: 'doc_00000000000000000000000000' } }))).status).toBe(404);
     expect((await flow('getFlow', asSupplier({ path: { flowId }, query: { docType: 'Everything' } }))).status).toBe(400);
     expect((await flow('getFlow', { path: { flowId } })).status).toBe(401);
@@ -318,7 +320,7 @@ describe('Flow Service', () => {
     const inv = invoice();
     expect((await flow('createFlow', asSupplier({ form: upload(inv.xml, { name: 'n.xml', flowSyntax: 'UBL' }) }))).status).toBe(202);
     // The callback is the annex's: the Flow of the buyer's copy, signed with Afnor-Signature over `<body>@<timestamp>`.
-    const delivery = await eventually(async () => receiver.requests.find((r) => r.headers['afnor-signature'] && r.rawBody.includes(`"${inv.number}.xml"`)), 15_000, 'the delivery to the AFNOR subscriber');
+    const delivery = await eventually(async () => receiver.requests.find((r) => r.headers['afnor-signature'] && r.rawBody.includes(`"${inv.number}.xml"`)), 15_000, `the delivery to the AFNOR subscriber (got: ${JSON.stringify(receiver.requests.map((r) => r.rawBody.slice(0, 300)))})`);
     const body = JSON.parse(delivery.rawBody) as Record<string, unknown>;
     const validFlow = flowSchemaValidator();
     expect({ valid: validFlow(body), errors: validFlow.errors ?? null }).toEqual({ valid: true, errors: null });
