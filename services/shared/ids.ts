@@ -28,6 +28,9 @@ export const ID_PREFIXES = {
   tagGroup: 'tgrp',
   tag: 'tag',
   tagging: 'tgd',
+  portabilityRequest: 'prq',
+  portabilityFile: 'pfile',
+  portabilityRouting: 'prt',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 
