@@ -118,7 +118,7 @@ export interface MandateView {
   taxpayerId: string | null;
   incomingPlatform: string | null;
   outgoingPlatform: string | null;
-  effectiveDate: string;
+  effectiveDate: string | null;
   addressScope: string[];
   signatory: Signatory | null;
   signedAt: string | null;
@@ -151,7 +151,7 @@ const mandateSchema: JsonSchema = {
   properties: {
     reference: str, taxpayerId: { ...nullableStr, description: 'SIREN (or registration number) of the taxpayer' },
     incomingPlatform: { ...nullableStr, description: 'Matricule of this platform' }, outgoingPlatform: nullableStr,
-    effectiveDate: date, addressScope: { type: 'array', items: str },
+    effectiveDate: { type: ['string', 'null'], format: 'date', description: 'Null only when the chain\'s first row does not verify' }, addressScope: { type: 'array', items: str },
     signatory: { anyOf: [signatorySchema, { type: 'null' }], description: 'Who will sign (declared; not a signature)' },
     signedAt: { type: ['string', 'null'], format: 'date-time', description: 'Null until a signature is recorded; never invented' },
     signedBy: nullableStr, signatureMethod: { type: ['string', 'null'], enum: [...SIGNATURE_METHODS, null] },
@@ -243,6 +243,7 @@ export const openSignature = defineAction<{ requestRef: string; userIds: string[
   },
   http: {
     method: 'POST', path: '/v1/portability/requests/:requestRef/mandate/signature', access: 'companies.write', tag: TAG, status: 201,
+    location: (r: OpenedSignature) => `/v1/portability/requests/${r.requestRef}/mandate/signature`,
     summary: 'Open an approval check for the mandate, bound to the context key `portability:<requestRef>:<mandateSha256>`, for the users named; answers the agreement text with its digest and the mandate\'s',
     errors: {
       404: 'RESOURCE_NOT_FOUND: no such request among the caller\'s; DOCUMENT_NOT_FOUND: objectId is not a document of yours',
@@ -305,6 +306,7 @@ export const depositSignedMandate = defineAction<DepositSignedParams, SignatureV
   },
   http: {
     method: 'POST', path: '/v1/portability/requests/:requestRef/mandate/signature/document', access: 'companies.write', tag: TAG, status: 201, rawBody: true,
+    location: (r: SignatureView) => `/v1/portability/requests/${r.requestRef}/mandate/signature`,
     multipart: {
       type: 'object', required: ['file', 'signedBy', 'signedAt'],
       properties: {

@@ -55,9 +55,12 @@ export async function requestOf(em: EntityManager, auth: Principal, requestRef: 
 
 export const clockOf = (em: EntityManager, request: PortabilityRequest): Promise<Clock> => companyClock(em, request.clockCompanyId);
 
-/** The filing as the first row holds it; an unreadable first row (tampered away) leaves empty facts. */
-function filingOf(rows: readonly EvidenceRowData[], request: PortabilityRequest): Filing {
-  const first = rows.find((r) => r.seq === 1 && r.kind === 'request.created') ?? rows.find((r) => r.kind === 'request.created');
+/**
+ * The filing as the first row holds it, when that row verifies; a first row that does not (changed
+ * or taken away) is not believed: the request then shows only what its own record says.
+ */
+function filingOf(trusted: readonly EvidenceRowData[], request: PortabilityRequest): Filing {
+  const first = trusted.find((r) => r.seq === 1 && r.kind === 'request.created');
   if (first) return first.payload as unknown as Filing;
   const filedAt = request.createdAt.toISOString();
   return {
@@ -80,8 +83,9 @@ export interface ReadRequest {
 export async function readRequest(em: EntityManager, request: PortabilityRequest): Promise<ReadRequest> {
   const rows = await loadRows(em, request.requestRef);
   const verification = verifyChain(rows, request.headSeq);
-  const filing = filingOf(rows, request);
-  const trusted = verification.brokenAt === null ? rows : rows.filter((r) => r.seq < verification.brokenAt!);
+  // Only the rows the walk verified (seq 1 up to the break): a row moved out of its place is not one of them.
+  const trusted = verification.brokenAt === null ? rows : rows.filter((r) => r.seq >= 1 && r.seq < verification.brokenAt!);
+  const filing = filingOf(trusted, request);
   return { request, rows, filing, folded: foldRequest(trusted, filing.clocks), verification };
 }
 
@@ -96,7 +100,7 @@ export function requestView(r: ReadRequest): RequestView {
     taxpayer: filing.taxpayer,
     mandate: {
       reference: filing.mandate.reference, taxpayerId: filing.mandate.taxpayerId, incomingPlatform: filing.mandate.incomingPlatform,
-      outgoingPlatform: filing.mandate.outgoingPlatform, effectiveDate: filing.mandate.effectiveDate ?? '', addressScope: filing.mandate.addressScope,
+      outgoingPlatform: filing.mandate.outgoingPlatform, effectiveDate: filing.mandate.effectiveDate, addressScope: filing.mandate.addressScope,
       signatory: filing.mandate.signatory, signedAt: signature?.signedAt ?? null, signedBy: signature?.signedBy ?? null,
       signatureMethod: signature?.method ?? null, agreementSha256: signature?.agreementSha256 ?? null, mandateSha256: mandateSha256(filing.mandate),
     },

@@ -88,7 +88,7 @@ export async function readSignature(ctx: Context<{ requestRef: string }>, em: En
     kind: 'signature.recorded',
     payload: { method: 'approval', signedAt: new Date(check.decidedAt!).toISOString(), signedBy: check.decidedBy, agreementSha256: open.agreementSha256, checkId: open.checkId, contextKey: open.contextKey },
   }));
-  const after = await readRequest(em, read.request);
+  const after = await readRequest(em, await requestOf(em, principalOf(ctx), ctx.params.requestRef));
   return signatureView(after, after.folded, 'passed');
 }
 
@@ -125,6 +125,6 @@ export async function depositSignedMandate(ctx: Context<DepositSignedParams>, em
       },
     };
   });
-  const after = await readRequest(em, request);
+  const after = await readRequest(em, await requestOf(em, auth, request.requestRef));
   return { ...signatureView(after, after.folded, after.folded.openCheck ? 'open' : 'none'), fileId };
 }
