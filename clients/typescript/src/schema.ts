@@ -2116,6 +2116,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/portability/annuaire/{siren}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which approved platform the annuaire routes a SIREN to today (platform clock), from this platform's routing switches: `currentPaMatricule` (9998, the public default, when nobody is declared; null when another platform took over and its matricule is not known here), the validity of the deciding line, `isFlowie` (routing to this platform is in effect) and the line's level
+         * @description Which approved platform the annuaire routes a SIREN to today (platform clock), from this platform's routing switches: `currentPaMatricule` (9998, the public default, when nobody is declared; null when another platform took over and its matricule is not known here), the validity of the deciding line, `isFlowie` (routing to this platform is in effect) and the line's level
+         */
+        get: operations["portability.annuaire"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * File a change of approved platform for a taxpayer: the mandate (reference, effective date, address scope), its gaps (a missing signatory is a gap, not a failure), the legal clocks (acknowledge in 24 h, decide in 5 French business days, 12 months of reception continuity) computed on the platform clock, and the first row of the evidence chain
+         * @description File a change of approved platform for a taxpayer: the mandate (reference, effective date, address scope), its gaps (a missing signatory is a gap, not a failure), the legal clocks (acknowledge in 24 h, decide in 5 French business days, 12 months of reception continuity) computed on the platform clock, and the first row of the evidence chain
+         */
+        post: operations["portability.createRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests/{requestRef}/mandate/signature/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deposit the signed mandate (multipart: `file`, `signedBy`, `signedAt`): the file is stored and the signature recorded in the evidence chain with `agreementSha256`, the digest of your file
+         * @description Deposit the signed mandate (multipart: `file`, `signedBy`, `signedAt`): the file is stored and the signature recorded in the evidence chain with `agreementSha256`, the digest of your file
+         */
+        post: operations["portability.depositSignedMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests/{requestRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
+         * @description A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
+         */
+        get: operations["portability.getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests/{requestRef}/mandate/signature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mandate signature: `signed` stays false while the approval check is open, refused or withdrawn; the first read that finds the check passed writes the signature into the evidence chain
+         * @description The mandate signature: `signed` stays false while the approval check is open, refused or withdrawn; the first read that finds the check passed writes the signature into the evidence chain
+         */
+        get: operations["portability.readSignature"];
+        put?: never;
+        /**
+         * Open an approval check for the mandate, bound to the context key `portability:<requestRef>:<mandateSha256>`, for the users named; answers the agreement text with its digest and the mandate's
+         * @description Open an approval check for the mandate, bound to the context key `portability:<requestRef>:<mandateSha256>`, for the users named; answers the agreement text with its digest and the mandate's
+         */
+        post: operations["portability.openSignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else from what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
+         * @description Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else from what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
+         */
+        post: operations["portability.resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch the routing of a SIREN (idempotent on the SIREN: the same one again answers the first switch, `created` false). GAINING_PA: the address is valid from the effective date; LOSING_PA: emission stops on that date and reception stays open `minimalServiceMonths` (12) more
+         * @description Switch the routing of a SIREN (idempotent on the SIREN: the same one again answers the first switch, `created` false). GAINING_PA: the address is valid from the effective date; LOSING_PA: emission stops on that date and reception stays open `minimalServiceMonths` (12) more
+         */
+        post: operations["portability.setRouting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "document.received": {
@@ -2310,7 +2454,7 @@ export interface components {
             error: {
                 type: string;
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "WHITE_LABEL_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
+                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "WHITE_LABEL_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "MANDATE_INCOMPLETE" | "SIGNATURE_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
                 message: string;
                 details: {
                     field?: string;
@@ -20671,6 +20815,1367 @@ export interface operations {
                 };
             };
             /** @description DOCUMENT_NOT_FOUND, COMPANY_NOT_FOUND, RESOURCE_NOT_FOUND: the object is not one the caller sees */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.annuaire": {
+        parameters: {
+            query?: {
+                livemode?: boolean;
+            };
+            header?: never;
+            path: {
+                siren: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        siren: string;
+                        /** @example 9998 */
+                        currentPaMatricule: string | null;
+                        /** Format: date */
+                        effectiveFrom: string | null;
+                        /** Format: date */
+                        effectiveTo: string | null;
+                        isFlowie: boolean;
+                        /** @enum {string|null} */
+                        level: "SIREN" | "SIRET" | null;
+                        /**
+                         * @description `routing`: a routing switch recorded here decides; `default`: none does
+                         * @enum {string}
+                         */
+                        source: "routing" | "default";
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.createRequest": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description SIRET, SIREN, VAT number, Peppol id (`scheme:id`), registration number, domain, e-mail or `name:<company>`
+                     * @example 55210055400013
+                     * @example name:Acme SAS
+                     */
+                    taxpayer: string;
+                    /** @description ISO 3166-1 alpha-2; used only when the identifier has no country of its own */
+                    country?: string;
+                    signatory?: {
+                        name: string;
+                        /** Format: email */
+                        email?: string;
+                        role?: string;
+                    };
+                    outgoingPlatform?: {
+                        name?: string;
+                        matricule?: string;
+                        /** Format: email */
+                        email?: string;
+                    };
+                    /**
+                     * Format: date
+                     * @description Default: the first business day after the objection window could close
+                     */
+                    effectiveDate?: string;
+                    /** @description Default: the resolved directory line and Peppol id; a French company with neither: its SIREN and SIRET */
+                    addressScope?: string[];
+                    overrides?: {
+                        minimalServiceMonths?: number;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the taxpayer signed, as the caller asserts it (ISO 8601 with offset); never in the future
+                     */
+                    signedAt?: string;
+                    /** @enum {unknown} */
+                    signatureMethod?: "paper" | "external" | "approval";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example prq_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        requestRef: string;
+                        organizationId: string;
+                        /**
+                         * @description Folded from the evidence chain on every read
+                         * @enum {string}
+                         */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        taxpayer: {
+                            name: string | null;
+                            country: string | null;
+                            /** @description SIREN for a French company */
+                            registrationNumber: string | null;
+                            /** @example 0009:552100554 */
+                            peppolId: string | null;
+                            /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
+                            addressingIdentifier: string | null;
+                            /**
+                             * @description `platform`: a company registered through this platform; `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @enum {string}
+                             */
+                            resolvedFrom: "platform" | "identifier";
+                        };
+                        mandate: {
+                            reference: string;
+                            /** @description SIREN (or registration number) of the taxpayer */
+                            taxpayerId: string | null;
+                            /** @description Matricule of this platform */
+                            incomingPlatform: string | null;
+                            outgoingPlatform: string | null;
+                            /**
+                             * Format: date
+                             * @description Null only when the chain's first row does not verify
+                             */
+                            effectiveDate: string | null;
+                            addressScope: string[];
+                            /** @description Who will sign (declared; not a signature) */
+                            signatory: {
+                                name: string;
+                                email?: string;
+                                role?: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Null until a signature is recorded; never invented
+                             */
+                            signedAt: string | null;
+                            signedBy: string | null;
+                            /** @enum {string|null} */
+                            signatureMethod: "paper" | "external" | "approval" | null;
+                            /** @description Digest of the signed agreement (the rendered text, or the caller's signed file) */
+                            agreementSha256: string | null;
+                            /** @description Digest of the mandate's canonical content (the approval check's context key carries it) */
+                            mandateSha256: string;
+                        };
+                        /** @description What the mandate still lacks: `signatory`, `signature`, or a decree item (`taxpayerId`, `incomingPlatform`, `effectiveDate`, `addressScope`) */
+                        mandateGaps: string[];
+                        clocks: {
+                            /** Format: date-time */
+                            notifyBy: string;
+                            /** Format: date-time */
+                            objectionWindowEnds: string;
+                            /** Format: date-time */
+                            annuaireUpdateBy: string;
+                            /** Format: date */
+                            continuityUntil: string;
+                        };
+                        /** @description True once the objection window closed with no decision and no admissible objection (silence is agreement) */
+                        tacitApproval: boolean;
+                        objections: {
+                            ground: string | null;
+                            admissible: boolean;
+                            messageId: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        evidence: {
+                            verification: {
+                                intact: boolean;
+                                length: number;
+                                /** @description The first row (seq, from 1) that does not verify */
+                                brokenAt: number | null;
+                            };
+                            manifestSha256: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST, INVALID_DATE: a bad identifier, an effective date before the objection window could close, a signature dated in the future, signatureMethod approval with signedAt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no layer resolves the taxpayer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.depositSignedMandate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The signed mandate (at most 10 MB)
+                     */
+                    file: string;
+                    /** @description Who signed */
+                    signedBy: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was signed (ISO 8601 with offset); never in the future
+                     */
+                    signedAt: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestRef: string;
+                        signed: boolean;
+                        /** @enum {string} */
+                        status: "none" | "open" | "passed" | "refused" | "withdrawn";
+                        checkId: string | null;
+                        /** @enum {string|null} */
+                        method: "paper" | "external" | "approval" | null;
+                        /** Format: date-time */
+                        signedAt: string | null;
+                        signedBy: string | null;
+                        agreementSha256: string | null;
+                        mandateSha256: string;
+                        fileId: string;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: not multipart, a part missing, signedAt not ISO 8601 or in the future */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SIGNATURE_EXISTS: a signature is already recorded */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the signed file is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.getRequest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example prq_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        requestRef: string;
+                        organizationId: string;
+                        /**
+                         * @description Folded from the evidence chain on every read
+                         * @enum {string}
+                         */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        taxpayer: {
+                            name: string | null;
+                            country: string | null;
+                            /** @description SIREN for a French company */
+                            registrationNumber: string | null;
+                            /** @example 0009:552100554 */
+                            peppolId: string | null;
+                            /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
+                            addressingIdentifier: string | null;
+                            /**
+                             * @description `platform`: a company registered through this platform; `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @enum {string}
+                             */
+                            resolvedFrom: "platform" | "identifier";
+                        };
+                        mandate: {
+                            reference: string;
+                            /** @description SIREN (or registration number) of the taxpayer */
+                            taxpayerId: string | null;
+                            /** @description Matricule of this platform */
+                            incomingPlatform: string | null;
+                            outgoingPlatform: string | null;
+                            /**
+                             * Format: date
+                             * @description Null only when the chain's first row does not verify
+                             */
+                            effectiveDate: string | null;
+                            addressScope: string[];
+                            /** @description Who will sign (declared; not a signature) */
+                            signatory: {
+                                name: string;
+                                email?: string;
+                                role?: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Null until a signature is recorded; never invented
+                             */
+                            signedAt: string | null;
+                            signedBy: string | null;
+                            /** @enum {string|null} */
+                            signatureMethod: "paper" | "external" | "approval" | null;
+                            /** @description Digest of the signed agreement (the rendered text, or the caller's signed file) */
+                            agreementSha256: string | null;
+                            /** @description Digest of the mandate's canonical content (the approval check's context key carries it) */
+                            mandateSha256: string;
+                        };
+                        /** @description What the mandate still lacks: `signatory`, `signature`, or a decree item (`taxpayerId`, `incomingPlatform`, `effectiveDate`, `addressScope`) */
+                        mandateGaps: string[];
+                        clocks: {
+                            /** Format: date-time */
+                            notifyBy: string;
+                            /** Format: date-time */
+                            objectionWindowEnds: string;
+                            /** Format: date-time */
+                            annuaireUpdateBy: string;
+                            /** Format: date */
+                            continuityUntil: string;
+                        };
+                        /** @description True once the objection window closed with no decision and no admissible objection (silence is agreement) */
+                        tacitApproval: boolean;
+                        objections: {
+                            ground: string | null;
+                            admissible: boolean;
+                            messageId: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        evidence: {
+                            verification: {
+                                intact: boolean;
+                                length: number;
+                                /** @description The first row (seq, from 1) that does not verify */
+                                brokenAt: number | null;
+                            };
+                            manifestSha256: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.readSignature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestRef: string;
+                        signed: boolean;
+                        /** @enum {string} */
+                        status: "none" | "open" | "passed" | "refused" | "withdrawn";
+                        checkId: string | null;
+                        /** @enum {string|null} */
+                        method: "paper" | "external" | "approval" | null;
+                        /** Format: date-time */
+                        signedAt: string | null;
+                        signedBy: string | null;
+                        agreementSha256: string | null;
+                        mandateSha256: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the approval service did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.openSignature": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userIds: string[];
+                    /** @description A document of yours that holds the agreement; when omitted the rendered agreement is stored with the request */
+                    objectId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestRef: string;
+                        checkId: string;
+                        /** @example portability:prq_01JD7Z3V9Q1M2N3P4R5S6T7V8W:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+                        contextKey: string;
+                        /** @constant */
+                        status: "open";
+                        /** @description The agreement text the users approve */
+                        agreement: string;
+                        agreementSha256: string;
+                        mandateSha256: string;
+                        /** @description Where the agreement is kept: your document, or the stored rendering */
+                        objectId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's; DOCUMENT_NOT_FOUND: objectId is not a document of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MANDATE_INCOMPLETE: a decree item (taxpayerId, incomingPlatform, effectiveDate, addressScope) is missing; SIGNATURE_EXISTS: the mandate is already signed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the approval service did not answer (in time) or refused the check */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.resolve": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description SIRET, SIREN, VAT number, Peppol id (`scheme:id`), registration number, domain, e-mail or `name:<company>`
+                     * @example 55210055400013
+                     * @example name:Acme SAS
+                     */
+                    taxpayer: string;
+                    /** @description ISO 3166-1 alpha-2; used only when the identifier has no country of its own */
+                    country?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        taxpayer: {
+                            name: string | null;
+                            country: string | null;
+                            /** @description SIREN for a French company */
+                            registrationNumber: string | null;
+                            /** @example 0009:552100554 */
+                            peppolId: string | null;
+                            /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
+                            addressingIdentifier: string | null;
+                            /**
+                             * @description `platform`: a company registered through this platform; `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @enum {string}
+                             */
+                            resolvedFrom: "platform" | "identifier";
+                        };
+                        /**
+                         * @description `FR_CTC`: French reform, an approved platform (PA) declared in the annuaire; `PEPPOL`: a Peppol participant elsewhere
+                         * @enum {string}
+                         */
+                        regime: "FR_CTC" | "PEPPOL" | "UNKNOWN";
+                        requirements: {
+                            /** @description The addresses whose routing changes (directory lines, Peppol id) */
+                            addressChanges: string[];
+                            /** @description The taxpayer signs a new mandate for the incoming platform */
+                            reGrant: boolean;
+                            /**
+                             * @description Who keeps what was exchanged before the effective date
+                             * @constant
+                             */
+                            archiveHolder: "outgoing_platform";
+                        };
+                        /** @description Taxpayer facts no layer could give */
+                        stillNeeded: string[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: a SIRET or SIREN failing its check digit; MISSING_FIELD: a registration number with no country */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no layer resolves the taxpayer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.setRouting": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizationId: string;
+                    siren: string;
+                    siret?: string;
+                    /** Format: date */
+                    effectiveDate: string;
+                    /** @enum {unknown} */
+                    role: "GAINING_PA" | "LOSING_PA";
+                    /** @description The company (connection) of the organization the address routes to; required when the organization has more than one */
+                    connectionId?: string;
+                    /**
+                     * @description Losing platform: how long reception stays open after the effective date
+                     * @default 12
+                     */
+                    minimalServiceMonths?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        connectionId: string | null;
+                        /** @enum {string} */
+                        role: "GAINING_PA" | "LOSING_PA";
+                        siren: string;
+                        siret: string | null;
+                        /** Format: date */
+                        effectiveDate: string;
+                        /**
+                         * Format: date
+                         * @description Losing platform: the last day reception stays open; null for the gaining one
+                         */
+                        serviceUntil: string | null;
+                        created: boolean;
+                        address: {
+                            /** @description The electronic address: `SIREN` or `SIREN_SIRET` */
+                            id: string;
+                            siren: string;
+                            /** @description Gaining: from the effective date on; losing: until serviceUntil (reception) */
+                            active: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: a SIREN or SIRET failing its check digit, a SIRET of another SIREN; MISSING_FIELD: connectionId when the organization has more than one connection; INVALID_DATE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ORGANIZATION_FORBIDDEN: organizationId is not the caller's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COMPANY_NOT_FOUND: connectionId is not a company of the organization */
             404: {
                 headers: {
                     [name: string]: unknown;
