@@ -50,8 +50,8 @@ export interface Taxpayer {
   registrationNumber: string | null;
   peppolId: string | null;
   addressingIdentifier: string | null;
-  /** Which layer answered: `platform` (a company of this platform), `identifier` (the identifier itself says it). */
-  resolvedFrom: 'platform' | 'identifier';
+  /** Which layer answered: `platform` (a company of this platform), `registry` (the company registry of its VAT number's country), `identifier` (the identifier itself says it). */
+  resolvedFrom: 'platform' | 'registry' | 'identifier';
 }
 export interface Resolution {
   taxpayer: Taxpayer;
@@ -65,7 +65,7 @@ const taxpayerSchema: JsonSchema = {
   properties: {
     name: nullableStr, country: { type: ['string', 'null'], pattern: '^[A-Z]{2}$' }, registrationNumber: { ...nullableStr, description: 'SIREN for a French company' },
     peppolId: { ...nullableStr, examples: ['0009:552100554'] }, addressingIdentifier: { ...nullableStr, description: 'French electronic address: `SIREN` or `SIREN_SIRET`' },
-    resolvedFrom: { type: 'string', enum: ['platform', 'identifier'], description: '`platform`: a company registered through this platform; `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself' },
+    resolvedFrom: { type: 'string', enum: ['platform', 'registry', 'identifier'], description: '`platform`: a company registered through this platform; `registry`: the company registry of the VAT number\'s country (a French SIREN is asked under its FR VAT number; VIES live, the sandbox registry for test keys); `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself' },
   },
 };
 const resolutionSchema: JsonSchema = {
@@ -92,7 +92,7 @@ export const resolve = defineAction<{ taxpayer: string; country?: string }, Reso
   params: { ...STRICT_REMOVE, taxpayer: taxpayerParam, country: countryParam },
   http: {
     method: 'POST', path: '/v1/portability/resolve', access: 'companies.read', tag: TAG,
-    summary: 'Who a taxpayer is and what a change of platform means for it: its identity (from this platform\'s companies, else from what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown',
+    summary: 'Who a taxpayer is and what a change of platform means for it: its identity (from this platform\'s companies, else the company registry of its VAT number\'s country, else what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown',
     errors: { 400: 'INVALID_REQUEST: a SIRET or SIREN failing its check digit; MISSING_FIELD: a registration number with no country', 404: 'RESOURCE_NOT_FOUND: no layer resolves the taxpayer' },
     response: resolutionSchema,
   },

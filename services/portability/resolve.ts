@@ -1,15 +1,16 @@
 /**
  * The `platform` layer of taxpayer resolution: this platform's directory of companies, asked
  * through tenancy (findParticipant for French addresses and Peppol ids, searchParticipants for a
- * name) and the caller's own companies for a domain, an e-mail or a registration number. Then the
- * `identifier` layer (taxpayer.ts); 404 when neither answers.
+ * name) and the caller's own companies for a domain, an e-mail or a registration number; then the
+ * `registry` layer (tenancy's company registry, under the VAT number); then the `identifier` layer
+ * (taxpayer.ts); 404 when none answers.
  */
 import type { Context } from 'moleculer';
 import { call } from '../shared/call.ts';
 import { notFound } from '../shared/errors.ts';
-import { findParticipant, listCompanies, searchParticipants, type CompanyRef, type CompanyView } from '../tenancy/tenancy.contract.ts';
+import { findParticipant, listCompanies, lookupRegistry, searchParticipants, type CompanyRef, type CompanyView } from '../tenancy/tenancy.contract.ts';
 import { peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
-import { fromCompany, fromIdentifier, sirenOf, type KnownCompany, type TaxpayerId } from './taxpayer.ts';
+import { fromCompany, fromIdentifier, fromRegistry, sirenOf, vatOf, type KnownCompany, type TaxpayerId } from './taxpayer.ts';
 import type { Taxpayer } from './portability.contract.ts';
 
 async function participant(ctx: Context, livemode: boolean, p: { addressingIdentifier?: string; peppolId?: string }): Promise<CompanyRef | null> {
@@ -57,6 +58,13 @@ async function platformCompany(ctx: Context, id: TaxpayerId, livemode: boolean):
 export async function resolveTaxpayer(ctx: Context, id: TaxpayerId, livemode: boolean, raw: string): Promise<Taxpayer> {
   const company = await platformCompany(ctx, id, livemode);
   if (company) return fromCompany(company, id);
+  const vat = vatOf(id);
+  if (vat) {
+    // A registry that is down, or knows nothing of the number, leaves the next layer to answer.
+    const found = await call(ctx, lookupRegistry, { vatNumber: vat, livemode });
+    const named = found.status === 'active' || found.status === 'inactive' ? fromRegistry(id, found) : null;
+    if (named) return named;
+  }
   const derived = fromIdentifier(id);
   if (derived) return derived;
   throw notFound('Taxpayer', raw);

@@ -2,14 +2,15 @@
  * Who a portability taxpayer is, from the one string a caller gives (SIRET, SIREN, VAT number,
  * Peppol id, registration number, domain, e-mail or `name:<company>`). The identifier is read with
  * the house parsers (mappings/identifiers); then the layers are asked in order: this platform's
- * companies (`platform`, through tenancy), then what a checksum-valid identifier says by itself
+ * companies (`platform`, through tenancy), then the company registry of the VAT number's country
+ * (`registry`: a French SIREN is asked under its FR VAT number), then what a checksum-valid identifier says by itself
  * (`identifier`: a SIREN is a French company, registered under 0009). A name, a domain, an e-mail
  * or a foreign registration number no company of ours matches resolves to nothing (404).
  */
 import { DomainError } from '../shared/errors.ts';
 import { isValidSiren, isValidSiret, sirenOfSiret } from '../../mappings/identifiers/siret.ts';
 import { countryOfPeppolId, parsePeppolId, peppolIdFromVat } from '../../mappings/identifiers/peppol-id.ts';
-import { countryOfVat, isValidVatNumber, normaliseVat, sirenOfFrenchVat } from '../../mappings/identifiers/vat.ts';
+import { countryOfVat, frenchVatOfSiren, isValidVatNumber, normaliseVat, sirenOfFrenchVat } from '../../mappings/identifiers/vat.ts';
 import type { Resolution, Taxpayer } from './portability.contract.ts';
 
 export type TaxpayerId =
@@ -100,6 +101,20 @@ export function fromIdentifier(id: TaxpayerId): Taxpayer | null {
   }
   if (id.kind === 'peppol') return { name: null, country: id.country, registrationNumber: null, peppolId: id.peppolId, addressingIdentifier: null, resolvedFrom: 'identifier' };
   return null;
+}
+
+/** The VAT number a registry is asked under: the one given, or a French SIREN's. */
+export function vatOf(id: TaxpayerId): string | null {
+  if (id.kind === 'vat') return id.vat;
+  const siren = sirenOf(id);
+  return siren ? frenchVatOfSiren(siren) : null;
+}
+
+/** What the identifier says, named by the company registry that knows it. */
+export function fromRegistry(id: TaxpayerId, found: { name: string | null; registrationNumber: string | null }): Taxpayer | null {
+  const derived = fromIdentifier(id);
+  if (!derived) return null;
+  return { ...derived, name: found.name, registrationNumber: derived.registrationNumber ?? found.registrationNumber, resolvedFrom: 'registry' };
 }
 
 /** A company of ours, described as a taxpayer (its French addressing from the identifier given, when any). */

@@ -69,13 +69,26 @@ const advance = async (key: string, companyId: string, by: string) => {
 };
 
 describe('POST /v1/portability/resolve', () => {
-  it('resolves a SIRET no company of ours holds from the identifier itself: French, 0009 + SIREN, its name still needed', async () => {
+  it('resolves a SIRET no company of ours holds through the company registry, asked under the SIREN\'s FR VAT number', async () => {
     const res = await post(org.apiKey, '/v1/portability/resolve', { taxpayer: SIRET });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      taxpayer: { name: null, country: 'FR', registrationNumber: SIREN, peppolId: `0009:${SIREN}`, addressingIdentifier: `${SIREN}_${SIRET}`, resolvedFrom: 'identifier' },
+      // The sandbox registry names every well-formed VAT number it is asked about.
+      taxpayer: { name: 'Sandbox Company FR44732829320', country: 'FR', registrationNumber: SIREN, peppolId: `0009:${SIREN}`, addressingIdentifier: `${SIREN}_${SIRET}`, resolvedFrom: 'registry' },
       regime: 'FR_CTC',
       requirements: { addressChanges: [SIREN, SIRET], reGrant: true, archiveHolder: 'outgoing_platform' },
+      stillNeeded: [],
+    });
+  });
+
+  it('falls back to what the identifier says when the registry does not know it: French, 0009 + SIREN, its name still needed', async () => {
+    // The sandbox registry knows no VAT number ending in 0000 (FR13100090000).
+    const res = await post(org.apiKey, '/v1/portability/resolve', { taxpayer: '10009000000017' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      taxpayer: { name: null, country: 'FR', registrationNumber: '100090000', peppolId: '0009:100090000', addressingIdentifier: '100090000_10009000000017', resolvedFrom: 'identifier' },
+      regime: 'FR_CTC',
+      requirements: { addressChanges: ['100090000', '10009000000017'], reGrant: true, archiveHolder: 'outgoing_platform' },
       stillNeeded: ['name'],
     });
   });

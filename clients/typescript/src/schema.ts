@@ -2230,8 +2230,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else from what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
-         * @description Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else from what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
+         * Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else the company registry of its VAT number's country, else what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
+         * @description Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else the company registry of its VAT number's country, else what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
          */
         post: operations["portability.resolve"];
         delete?: never;
@@ -21099,10 +21099,10 @@ export interface operations {
                             /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
                             addressingIdentifier: string | null;
                             /**
-                             * @description `platform`: a company registered through this platform; `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @description `platform`: a company registered through this platform; `registry`: the company registry of the VAT number's country (a French SIREN is asked under its FR VAT number; VIES live, the sandbox registry for test keys); `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
                              * @enum {string}
                              */
-                            resolvedFrom: "platform" | "identifier";
+                            resolvedFrom: "platform" | "registry" | "identifier";
                         };
                         mandate: {
                             reference: string;
@@ -21483,10 +21483,10 @@ export interface operations {
                             /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
                             addressingIdentifier: string | null;
                             /**
-                             * @description `platform`: a company registered through this platform; `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @description `platform`: a company registered through this platform; `registry`: the company registry of the VAT number's country (a French SIREN is asked under its FR VAT number; VIES live, the sandbox registry for test keys); `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
                              * @enum {string}
                              */
-                            resolvedFrom: "platform" | "identifier";
+                            resolvedFrom: "platform" | "registry" | "identifier";
                         };
                         mandate: {
                             reference: string;
@@ -21950,10 +21950,10 @@ export interface operations {
                             /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
                             addressingIdentifier: string | null;
                             /**
-                             * @description `platform`: a company registered through this platform; `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @description `platform`: a company registered through this platform; `registry`: the company registry of the VAT number's country (a French SIREN is asked under its FR VAT number; VIES live, the sandbox registry for test keys); `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
                              * @enum {string}
                              */
-                            resolvedFrom: "platform" | "identifier";
+                            resolvedFrom: "platform" | "registry" | "identifier";
                         };
                         /**
                          * @description `FR_CTC`: French reform, an approved platform (PA) declared in the annuaire; `PEPPOL`: a Peppol participant elsewhere
