@@ -345,6 +345,16 @@ describe('mandate signature through the approval service', () => {
     expectEnvelope(await post(org.apiKey, path, { userIds: ['user_1'] }), 409, 'SIGNATURE_EXISTS');
   });
 
+  it('binds the check to a document of the caller\'s when objectId names one (the rendering is not stored then)', async () => {
+    const stored = await post(org.apiKey, '/v1/documents/send', { type: 'invoice', format: 'raw', file: { content: Buffer.from('signed mandate scan').toString('base64'), filename: 'mandat.txt' } });
+    expect(stored.status).toBe(201);
+    const { body } = await file(org.apiKey, { taxpayer: SIRET });
+    const opened = await post(org.apiKey, `/v1/portability/requests/${body.requestRef}/mandate/signature`, { userIds: ['user_1'], objectId: stored.body.id });
+    expect(opened.status).toBe(201);
+    expect(opened.body).toMatchObject({ objectId: stored.body.id, status: 'open' });
+    expect((await read(org.apiKey, body.requestRef)).body.evidence.verification.length).toBe(2);
+  });
+
   it('409 when a decree item is missing, 404 for an objectId that is not a document of yours, 502 when the approval service does not answer', async () => {
     const incomplete = (await file(org.apiKey, { taxpayer: SIRET, addressScope: [] })).body;
     expect(incomplete.mandateGaps).toEqual(['addressScope', 'signatory', 'signature']);
