@@ -59,6 +59,7 @@ export const PortabilityFile = defineEntity({
     sha256: p.string().length(64),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
+  indexes: [{ name: 'portability_files_request_index', properties: ['requestRef'] }],
 });
 export type PortabilityFile = InferEntity<typeof PortabilityFile>;
 
