@@ -111,7 +111,9 @@ describe('POST /v1/portability/resolve', () => {
 
   it('resolves a Peppol id of another country from the identifier, and says which country a VAT number names', async () => {
     const peppol = await post(org.apiKey, '/v1/portability/resolve', { taxpayer: '0208:0403170701' });
-    expect(peppol.body).toMatchObject({ taxpayer: { country: 'BE', peppolId: '0208:0403170701', resolvedFrom: expect.any(String) }, regime: 'PEPPOL' });
+    expect(peppol.body).toMatchObject({ taxpayer: { name: null, country: 'BE', peppolId: '0208:0403170701', addressingIdentifier: null, resolvedFrom: 'identifier' }, regime: 'PEPPOL', requirements: { addressChanges: ['0208:0403170701'] } });
+    const vat = await post(org.apiKey, '/v1/portability/resolve', { taxpayer: 'DE123456789', country: 'FR' });
+    expect(vat.body).toMatchObject({ taxpayer: { name: 'Sandbox Company DE123456789', country: 'DE', resolvedFrom: 'registry' }, regime: 'PEPPOL' });
   });
 
   it('answers 404 when no layer matches, 400 for a bad check digit, and asks for a country for a bare registration number', async () => {
@@ -343,6 +345,21 @@ describe('mandate signature through the approval service', () => {
     expect(request.evidence.verification).toEqual({ intact: true, length: 3, brokenAt: null });
 
     expectEnvelope(await post(org.apiKey, path, { userIds: ['user_1'] }), 409, 'SIGNATURE_EXISTS');
+  });
+
+  it('a read while the approval service does not answer is 502 and records nothing; the next read finds the check', async () => {
+    const { body } = await file(org.apiKey, { taxpayer: SIRET, signatory: { name: 'Jeanne Martin' } });
+    const path = `/v1/portability/requests/${body.requestRef}/mandate/signature`;
+    const opened = await post(org.apiKey, path, { userIds: ['user_1'] });
+    approvals.decide(opened.body.checkId, 'passed', 'user_1', new Date(Date.now() - 1_000).toISOString());
+    approvals.stall = true;
+    try {
+      expectEnvelope(await get(org.apiKey, path), 502, 'UPSTREAM_ERROR');
+    } finally {
+      approvals.stall = false;
+    }
+    expect((await read(org.apiKey, body.requestRef)).body).toMatchObject({ mandate: { signedAt: null }, evidence: { verification: { length: 2 } } });
+    expect((await get(org.apiKey, path)).body).toMatchObject({ signed: true, status: 'passed', signedBy: 'user_1' });
   });
 
   it('binds the check to a document of the caller\'s when objectId names one (the rendering is not stored then)', async () => {
