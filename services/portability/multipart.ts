@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import { DomainError } from '../shared/errors.ts';
+import { firstUnstorablePath } from '../shared/pg-text.ts';
 
 export interface MultipartForm {
   fields: Record<string, string>;
@@ -41,7 +42,14 @@ export function readMultipart(body: Buffer, contentType: string | undefined, max
       }));
     });
     parser.on('error', (err: Error) => reject(badForm(`The multipart body cannot be read: ${err.message}`)));
-    parser.on('finish', () => { Promise.all(pending).then(() => resolve(form), reject); });
+    parser.on('finish', () => {
+      Promise.all(pending).then(() => {
+        // Text parts and the file name end up in PostgreSQL text: a NUL or a lone surrogate cannot.
+        const unstorable = firstUnstorablePath({ ...form.fields, filename: form.file?.filename ?? '' });
+        if (unstorable !== undefined) return reject(new DomainError('INVALID_REQUEST', `The '${unstorable}' part contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`, { details: [{ field: unstorable, rule: 'storableText', message: 'not storable text' }] }));
+        resolve(form);
+      }, reject);
+    });
     Readable.from([body]).pipe(parser);
   });
 }

@@ -11,9 +11,9 @@ import { call } from '../shared/call.ts';
 import { principalOf } from '../shared/auth.ts';
 import { companyClock, type Clock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
-import { DomainError, notFound } from '../shared/errors.ts';
+import { DomainError } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
-import { listCompanies } from '../tenancy/tenancy.contract.ts';
+import { getCompany, listCompanies } from '../tenancy/tenancy.contract.ts';
 import { isValidSiren, isValidSiret } from '../../mappings/identifiers/siret.ts';
 import { addMonths, DEFAULT_SERVICE_MONTHS, parisDate } from './legal-clocks.ts';
 import { annuaireOf } from './annuaire.ts';
@@ -50,14 +50,15 @@ export async function setRouting(ctx: Context<RoutingParams>, em: EntityManager)
   }
   checkDate(p.effectiveDate, 'effectiveDate');
 
-  const companies = (await call(ctx, listCompanies, { limit: 100 })).data;
   let connectionId: string | null;
   if (p.connectionId !== undefined) {
-    if (!companies.some((c) => c.id === p.connectionId)) throw notFound('Company', p.connectionId, 'COMPANY_NOT_FOUND');
-    connectionId = p.connectionId;
-  } else if (companies.length > 1) {
-    throw new DomainError('MISSING_FIELD', `The organization has ${companies.length} connections: name the one the address routes to with connectionId`, { details: [issue('connectionId', 'required', 'required when the organization has more than one connection')] });
+    // 404 COMPANY_NOT_FOUND from tenancy when it is not a company of the organization.
+    connectionId = (await call(ctx, getCompany, { id: p.connectionId })).id;
   } else {
+    const companies = (await call(ctx, listCompanies, { limit: 2 })).data;
+    if (companies.length > 1) {
+      throw new DomainError('MISSING_FIELD', 'The organization has more than one connection: name the one the address routes to with connectionId', { details: [issue('connectionId', 'required', 'required when the organization has more than one connection')] });
+    }
     connectionId = companies[0]?.id ?? null;
   }
   const today = parisDate((await companyClock(em, connectionId)).now());

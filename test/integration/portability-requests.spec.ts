@@ -440,6 +440,7 @@ describe('POST …/mandate/signature/document', () => {
     expectEnvelope(await deposit(body.requestRef, multipart([{ name: 'signedBy', value: 'J' }, { name: 'signedAt', value: '2026-01-01T00:00:00Z' }])), 400, 'INVALID_REQUEST');
     expectEnvelope(await deposit(body.requestRef, multipart([{ name: 'signedAt', value: '2026-01-01T00:00:00Z' }, { name: 'file', value: 'x', filename: 'a.pdf' }])), 400, 'MISSING_FIELD');
     expectEnvelope(await deposit(body.requestRef, { body: Buffer.from('just bytes'), contentType: 'application/pdf' }), 400, 'INVALID_REQUEST');
+    expectEnvelope(await deposit(body.requestRef, multipart([{ name: 'signedBy', value: 'J\u0000' }, { name: 'signedAt', value: '2026-01-01T00:00:00Z' }, { name: 'file', value: 'x', filename: 'a.pdf' }])), 400, 'INVALID_REQUEST');
     const big = Buffer.alloc(10 * 1024 * 1024 + 1, 1);
     expectEnvelope(await deposit(body.requestRef, multipart([{ name: 'signedBy', value: 'J' }, { name: 'signedAt', value: '2026-01-01T00:00:00Z' }, { name: 'file', value: big, filename: 'big.pdf' }])), 413, 'PAYLOAD_TOO_LARGE');
     expect((await read(org.apiKey, body.requestRef)).body.evidence.verification.length).toBe(1);
