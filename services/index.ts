@@ -29,6 +29,7 @@ import CategorizationService from './categorization/categorization.service.ts';
 import GeneratorService from './generator/generator.service.ts';
 import MailService from './mail/mail.service.ts';
 import PortabilityMessagesService from './portability-messages/portability-messages.service.ts';
+import PortabilityService from './portability/portability.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -82,6 +83,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   mail: { schema: MailService, database: false },
   // French change of platform: the portability e-mails (logged, then mailed), the registry of approved platforms, access points, company suggestions.
   'portability-messages': { schema: PortabilityMessagesService, database: true },
+  // France, change of approved platform: requests with their evidence chain and legal clocks, mandate signatures, routing switches, the annuaire.
+  portability: { schema: PortabilityService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -88,3 +88,12 @@ export function sirenOfFrenchVat(vat: string): string | undefined {
   const m = /^FR[0-9A-HJ-NP-Z]{2}(\d{9})$/.exec(vat);
   return m?.[1];
 }
+
+/**
+ * The French VAT number of a SIREN: FR, the numeric key (12 + 3 × (SIREN mod 97)) mod 97 on two
+ * digits, then the SIREN — the number the tax administration assigns to a company with a SIREN.
+ */
+export function frenchVatOfSiren(siren: string): string {
+  const key = (12 + 3 * (Number(siren) % 97)) % 97;
+  return `FR${String(key).padStart(2, '0')}${siren}`;
+}

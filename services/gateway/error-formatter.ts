@@ -64,6 +64,8 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   IDEMPOTENCY_IN_PROGRESS: { status: 409, type: 'conflict_error', description: 'Same Idempotency-Key still processing' },
   IDEMPOTENCY_BODY_MISMATCH: { status: 409, type: 'conflict_error', description: 'Same Idempotency-Key, different body' },
   INVALID_TRANSITION: { status: 409, type: 'conflict_error', description: 'Lifecycle move not allowed' },
+  MANDATE_INCOMPLETE: { status: 409, type: 'conflict_error', description: 'Portability: the mandate misses a decree item (taxpayerId, incomingPlatform, effectiveDate, addressScope); details name it' },
+  SIGNATURE_EXISTS: { status: 409, type: 'conflict_error', description: 'Portability: a signature of the mandate is already recorded' },
   PAYLOAD_TOO_LARGE: { status: 413, type: 'invalid_request_error', description: 'Body larger than the limit, after decompression; or a document over an input cap (inflated PDF stream, embedded files, PDF objects, XML elements, attributes per element, depth, text length); details name the cap' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, type: 'invalid_request_error', description: 'Content type or encoding not supported' },
   DOMAIN_NOT_VERIFIED: { status: 422, type: 'validation_error', description: 'The custom domain\'s TXT challenge record is not published (yet); create the DNS records the settings list and verify again' },

@@ -76,7 +76,9 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
     ...(http.testModeOnly ? { 'x-test-mode-only': true } : {}),
     ...deprecationOpenApi(http.deprecated),
     parameters,
-    ...(Object.keys(bodyProps).length
+    ...(http.multipart
+      ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: http.multipart } } } }
+      : Object.keys(bodyProps).length
       ? { requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: { type: 'object', properties: bodyProps, ...(bodyRequired.length ? { required: bodyRequired } : {}) } }, ...(http.rawBody ? { '*/*': { schema: { type: 'string', format: 'binary', description: 'Raw-body deposit: the file itself; the other fields go in the query string' } } } : {}) } } }
       : {}),
     responses: {
@@ -110,6 +112,7 @@ const TAGS: Record<string, string> = {
   Directory: 'Who can receive what: participants of the networks this deployment reaches, and those it registered',
   Compliance: 'The e-invoicing mandate of each country (models, formats, platforms, dated phases) and what this deployment supports for it',
   Payments: 'Payments recorded against documents, the balance due, companies\' bank accounts and payment terms, and the ISO 20022 pain.001 credit-transfer export',
+  Portability: 'France, change of approved platform: the taxpayer, migration requests with their legal clocks and evidence chain, the mandate\'s signature, the routing switch and the annuaire',
   Categorization: 'Tag groups and tags on documents, companies and partners, with suggestions learned from the organization\'s own tagging',
   'UBL generator (France)': 'French reform invoices (flux 2) written as UBL 2.1: SIREN and SIRET identifiers, 0225 directory addresses, billing framework, mandatory notes; judged by EN 16931 (or EXTENDED-CTC-FR) and BR-FR',
   'Peppol reporting': 'The monthly Transaction Statistics Report and End User Statistics Report of this access point (operator only)',

@@ -29,6 +29,7 @@ import * as payments from '../payments/payments.contract.ts';
 import * as categorization from '../categorization/categorization.contract.ts';
 import * as generator from '../generator/generator.contract.ts';
 import * as portabilityMessages from '../portability-messages/portability-messages.contract.ts';
+import * as portability from '../portability/portability.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -36,6 +37,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, generator, portabilityMessages].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, generator, portabilityMessages, portability].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -67,6 +67,12 @@ export interface AppConfig {
   clockCacheTtlMs: number;
   /** The Peppol Directory `GET /v1/directory/search?source=peppol` asks (unset: that source is off). */
   peppolDirectory: { url: string; timeoutMs: number } | undefined;
+  /**
+   * French portability (services/portability): the approval service mandate signatures are checked
+   * with (EINV_APPROVAL_URL; none: opening a signature answers 502), how long it may take, and this
+   * platform's matricule as an approved platform (EINV_PA_MATRICULE), which the annuaire answers.
+   */
+  portability: { approvalUrl: string | undefined; approvalTimeoutMs: number; paMatricule: string };
   /** Outbox dispatcher, scheduler and webhook delivery (services/events, services/webhooks). */
   events: EventsConfig;
   /** Document delivery (services/documents). */
@@ -335,6 +341,7 @@ export function loadConfig(): AppConfig {
     embeddedPostgresPort: int('EINV_EMBEDDED_PG_PORT', 54329),
     ruleEngine: ruleEngine('EINV_RULE_ENGINE'),
     clockCacheTtlMs: Math.max(0, int('EINV_CLOCK_CACHE_TTL_MS', 1_000)),
+    portability: { approvalUrl: str('EINV_APPROVAL_URL'), approvalTimeoutMs: int('EINV_APPROVAL_TIMEOUT_MS', 5_000), paMatricule: str('EINV_PA_MATRICULE') ?? '0001' },
     peppolDirectory: str('EINV_PEPPOL_DIRECTORY_URL') ? { url: str('EINV_PEPPOL_DIRECTORY_URL')!, timeoutMs: int('EINV_PEPPOL_DIRECTORY_TIMEOUT_MS', 10_000) } : undefined,
     services: str('SERVICES')?.split(',').map((s) => s.trim()).filter(Boolean),
     events: {

@@ -74,6 +74,12 @@ export interface HttpBinding {
    * `file: {content (base64), contentType, filename}` (from the Content-Type header and `filename`).
    */
   rawBody?: boolean;
+  /**
+   * The body is `multipart/form-data` with these parts (documented as such): the action takes it
+   * as a raw deposit (`file` is the whole body, its content type names the boundary) and reads the
+   * parts itself. Implies `rawBody`.
+   */
+  multipart?: JsonSchema;
   /** The `format` a raw body takes when the query names none (default `raw`: a stored file). */
   rawBodyFormat?: string;
   /**

@@ -33,6 +33,8 @@ export const ERROR_CODES = [
   'COMPANY_EXISTS', 'LIMIT_EXCEEDED',
   // Ours: a white-label custom domain another organization already serves.
   'DOMAIN_IN_USE', 'DUPLICATE_DOCUMENT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
+  // Ours (spec: 409 portability): a mandate missing a decree item; a mandate signature already recorded.
+  'MANDATE_INCOMPLETE', 'SIGNATURE_EXISTS',
   'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
   'VAT_NOT_FOUND', 'VAT_INACTIVE',
   // Ours: a white-label custom domain whose DNS challenge (TXT record) is not published yet.

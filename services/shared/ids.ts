@@ -29,6 +29,9 @@ export const ID_PREFIXES = {
   tag: 'tag',
   tagging: 'tgd',
   portabilityMessage: 'pmsg',
+  portabilityRequest: 'prq',
+  portabilityFile: 'pfile',
+  portabilityRouting: 'prt',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -559,6 +559,18 @@ export const registeredParticipant = defineAction<{ peppolId: string; livemode: 
   params: { peppolId: { type: 'string', min: 3, max: 160 }, livemode: 'boolean' },
 });
 
+/** What the company registry of a VAT number's country says of it (a `registry` connector of that mode), for other services. */
+export interface RegistryLookup {
+  /** The connector that answered; null when no registry serves the country in that mode. */
+  source: string | null;
+  status: 'active' | 'inactive' | 'not_found' | 'unavailable' | 'no_registry';
+  name: string | null;
+  registrationNumber: string | null;
+}
+export const lookupRegistry = defineAction<{ vatNumber: string; livemode: boolean }, RegistryLookup>(SERVICE, 'lookupRegistry', {
+  params: { vatNumber: { type: 'string', min: 3, max: 32 }, livemode: 'boolean' },
+});
+
 /** Several companies at once, by id (unknown ids are left out). */
 export const companiesByIds = defineAction<{ ids: string[] }, CompanyRef[]>(SERVICE, 'companiesByIds', {
   params: { ids: { type: 'array', max: 1000, items: { type: 'string', min: 1, max: 255 } } },

@@ -14,6 +14,8 @@ import { ApiKey } from './api-key.entity.ts';
 import { generateKey, hashKey } from './api-key-secrets.ts';
 import { apiKeyView, companyView, slugify } from './views.ts';
 import { participantAliases } from '../../mappings/identifiers/peppol-id.ts';
+import { countryOfVat } from '../../mappings/identifiers/vat.ts';
+import { askRegistry } from './company-registry.ts';
 import * as contract from './tenancy.contract.ts';
 import { loadConfig } from '../shared/config.ts';
 import { testReachability } from './reachability.ts';
@@ -198,6 +200,15 @@ const TenancyService: ServiceSchema = {
           vatNumber: c.vatNumber ?? null, isPublic: c.isPublic, address: c.address ?? null, metadata: c.metadata ?? null,
         })),
       };
+    }),
+
+    lookupRegistry: action(contract.lookupRegistry, async (ctx) => {
+      const { vatNumber, livemode } = ctx.params;
+      const answer = await askRegistry(ctx, vatNumber, countryOfVat(vatNumber) ?? vatNumber.slice(0, 2), livemode);
+      if (answer.source === null) return { source: null, status: 'no_registry', name: null, registrationNumber: null };
+      if ('unavailable' in answer) return { source: answer.source, status: 'unavailable', name: null, registrationNumber: null };
+      const r = answer.result;
+      return { source: answer.source, status: r.status, name: r.status === 'not_found' ? null : r.name ?? null, registrationNumber: r.status === 'active' ? r.registrationNumber ?? null : null };
     }),
 
     companiesByIds: action(contract.companiesByIds, async (ctx) => {
