@@ -350,14 +350,3 @@ export const suggestCompanies = defineAction<{ q: string; country?: string }, { 
   },
 });
 
-/**
- * Actions of other services this one calls that have no contract of theirs in this tree yet:
- * `portability.annuaire` (built by the `portability` service), what the French directory says of a
- * SIREN now. Kept inside an object so the route table does not count it as one of ours; once
- * services/portability/portability.contract.ts exists, call its contract instead.
- */
-export const CALLED = {
-  portabilityAnnuaire: defineAction<{ siren: string }, Record<string, unknown>>('portability', 'annuaire', {
-    params: { siren: { type: 'string', pattern: /^\d{9}$/ } },
-  }),
-};

@@ -15,6 +15,7 @@ import { newId } from '../shared/ids.ts';
 import { systemClock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { readPageRequest, toPage } from '../shared/pagination.ts';
+import { annuaire } from '../portability/portability.contract.ts';
 import { routes as mailRoutes, send as sendMail, type SendMailResult } from '../mail/mail.contract.ts';
 import { PORTABILITY_CSV_COLUMNS, buildPortabilityCsv, buildSubject, checkRequestRef, parseCsvRow, parseSubject, statusCodeOf, type PortabilityCsv, type PortabilityCsvFields } from '../../mappings/portability/index.ts';
 import { PortabilityMessage } from './portability-message.entity.ts';
@@ -67,8 +68,8 @@ function resolveRecipient(registry: PlatformRegistry, p: contract.CreateMessageP
 
 async function annuaireSnapshot(ctx: Context, siren: string): Promise<Record<string, unknown> | null> {
   try {
-    const answer = await call(ctx, contract.CALLED.portabilityAnnuaire, { siren }, { timeout: ANNUAIRE_TIMEOUT_MS, retries: 0 });
-    return answer && typeof answer === 'object' ? answer : null;
+    const answer = await call(ctx, annuaire, { siren }, { timeout: ANNUAIRE_TIMEOUT_MS, retries: 0 });
+    return answer && typeof answer === 'object' ? { ...answer } : null;
   } catch {
     return null;
   }

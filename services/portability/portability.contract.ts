@@ -6,36 +6,21 @@
  * `portability-messages` service; this one folds the `portability.message.recorded` events it emits.
  */
 import { defineAction, STRICT_REMOVE, type JsonSchema } from '../shared/contract.ts';
+import { PORTABILITY_STATES, STATUS_CODE_BY_STATE, type PortabilityState } from '../../mappings/index.ts';
 import { ROUTING_ROLES, type RoutingRole } from './portability.entity.ts';
 
 const SERVICE = 'portability';
 const TAG = 'Portability';
 
-export const REQUEST_STATES = ['received', 'acknowledged', 'accepted', 'rejected', 'auto_accepted', 'executing', 'completed', 'failed'] as const;
-export type RequestState = (typeof REQUEST_STATES)[number];
-/** The wire code of each state (spec: Portability request states). */
-export const STATUS_CODES: Record<RequestState, string> = {
-  received: 'REQ', acknowledged: 'ACK', accepted: 'ACC', rejected: 'REJ', auto_accepted: 'TAC', executing: 'MIG', completed: 'CMP', failed: 'ERR',
-};
+/** The states and their wire codes are the portability wire format's (mappings/portability), one table for both services. */
+export const REQUEST_STATES = PORTABILITY_STATES;
+export type RequestState = PortabilityState;
+export const STATUS_CODES = STATUS_CODE_BY_STATE;
 export const SIGNATURE_METHODS = ['paper', 'external', 'approval'] as const;
 export type SignatureMethod = (typeof SIGNATURE_METHODS)[number];
 
-/** Emitted by portability-messages when a message of a request is logged (sent or parsed). */
-export const MESSAGE_RECORDED_EVENT = 'portability.message.recorded';
-export interface PortabilityMessageRecorded {
-  organizationId: string;
-  messageId: string;
-  requestRef: string;
-  messageType: 'REQUEST' | 'ACK' | 'DECISION' | 'COMPLETION';
-  state: string;
-  statusCode: string;
-  directionRole?: string | null;
-  taxpayerSiren?: string | null;
-  reasonCode?: string | null;
-  reasonText?: string | null;
-  createdAt: string;
-  csvSha256?: string | null;
-}
+/** Emitted by portability-messages when a message of a request is logged (its contract owns the event). */
+export { PORTABILITY_MESSAGE_RECORDED_EVENT as MESSAGE_RECORDED_EVENT, type PortabilityMessageRecorded } from '../portability-messages/portability-messages.contract.ts';
 
 const str = { type: 'string' } as const;
 const nullableStr = { type: ['string', 'null'] } as const;

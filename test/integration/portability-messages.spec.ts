@@ -6,10 +6,7 @@
  * as such; `portability.message.recorded` follows every message. Then the list (newest first,
  * filters, cursor, real total), the proof bundle with the annuaire snapshot, the parse endpoint's
  * 400s, the platform list (matricules for signed-in readers only) and company suggestions.
- *
- * The `portability` service (another part of issue 22) is not in this tree: a stand-in with its
- * `annuaire` action answers here, failing for one SIREN to show that a snapshot that cannot be
- * taken is stored as null.
+ * The annuaire snapshot comes from the real `portability` service running beside it.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -41,16 +38,6 @@ const ListenerService: ServiceSchema = {
   name: 'test-portability-listener',
   events: { 'portability.message.recorded'(ctx: { params: PortabilityMessageRecorded }) { recorded.push(ctx.params); } },
 };
-/** Stand-in for the portability service's annuaire action (built in the other half of the issue). */
-const AnnuaireStandIn: ServiceSchema = {
-  name: 'portability',
-  actions: {
-    annuaire(ctx: { params: { siren: string } }) {
-      if (ctx.params.siren === '999999999') throw new Error('annuaire unavailable');
-      return { siren: ctx.params.siren, currentPaMatricule: '0042', effectiveFrom: '2026-01-01', effectiveTo: null, level: 'SIREN' };
-    },
-  },
-};
 
 let t: TestApp;
 let smtp: SmtpCapture;
@@ -60,7 +47,7 @@ let liveKey: string;
 beforeAll(async () => {
   smtp = await startSmtpCapture();
   Object.assign(process.env, { EINV_SMTP_URL: smtp.url, EINV_MAIL_FROM: 'portabilite@ours.example', EINV_PORTABILITY_DISPATCH: 'true', EINV_PORTABILITY_PLATFORMS_FILE: registryFile });
-  t = await startTestApp({ extraServices: [ListenerService, AnnuaireStandIn] });
+  t = await startTestApp({ extraServices: [ListenerService] });
   sandboxKey = (await bootstrap(t.baseUrl, { label: 'porta-sandbox' })).apiKey;
   liveKey = (await bootstrap(t.baseUrl, { label: 'porta-live' })).apiKey;
   await makeLive(t.databaseUrl, liveKey);
@@ -227,7 +214,7 @@ describe('GET /v1/portability/messages and /{id}', () => {
     expect((await api(t.baseUrl, 'GET', '/v1/portability/messages?requestRef=L-1', { key: sandboxKey })).body).toMatchObject({ total: 0, data: [] });
   });
 
-  it('gives the proof bundle: CSV fields and digest, recipient and its resolution, the annuaire snapshot (null when it could not be taken)', async () => {
+  it('gives the proof bundle: CSV fields and digest, recipient and its resolution, the annuaire snapshot the portability service gave when it was sent', async () => {
     const res = await api(t.baseUrl, 'GET', `/v1/portability/messages/${ids[0]}`, { key });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -237,11 +224,11 @@ describe('GET /v1/portability/messages and /{id}', () => {
         source: 'registry', counterpart: { role: 'LOSING_PA', id: null, name: 'Plateforme Alpha' },
         platform: { name: 'Plateforme Alpha', matricule: '0042', email: 'portabilite@alpha.example' }, registry: { source: 'test registry', snapshotDate: '2026-11-01' },
       },
-      annuaire: { siren: '120027016', currentPaMatricule: '0042', effectiveFrom: '2026-01-01', effectiveTo: null, level: 'SIREN' },
+      // No routing switch recorded for this SIREN: the public default, nobody declared.
+      annuaire: { siren: '120027016', currentPaMatricule: '9998', isFlowie: false, source: 'default' },
     });
     expect(Object.keys(res.body.csvFields)).toEqual([...PORTABILITY_CSV_COLUMNS]);
     expect(res.body.csvSha256).toBe(sha256(`${res.body.csvHeader}\r\n${res.body.csvRow}\r\n`));
-    expect((await api(t.baseUrl, 'GET', `/v1/portability/messages/${ids[1]}`, { key })).body.annuaire).toBeNull();
     expectEnvelope(await api(t.baseUrl, 'GET', `/v1/portability/messages/${ids[0]}`, { key: sandboxKey }), 404, 'RESOURCE_NOT_FOUND');
     expectEnvelope(await api(t.baseUrl, 'GET', '/v1/portability/messages/pmsg_nothing', { key }), 404, 'RESOURCE_NOT_FOUND');
   });
