@@ -19,6 +19,7 @@ import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
 import { ConnectorSlots } from './connector-slots.ts';
+import { originalOf } from './originals.ts';
 import { connectorCallTimeoutMs, retryDelayMs } from './connector-timing.ts';
 import { countMetric, observeSeconds } from '../shared/metrics.ts';
 
@@ -26,9 +27,9 @@ export const DELIVER_JOB = 'document.deliver';
 /** A temporary transport failure is re-sent automatically up to this many times (spec: TRANSPORT_FAILURE). */
 export const MAX_RESENDS = 5;
 
-function payloadOf(doc: Document): OutboundMessage['payload'] {
+function payloadOf(doc: Document, original: Buffer | null): OutboundMessage['payload'] {
   return {
-    content: Buffer.from(doc.originalContent ?? Buffer.alloc(0)).toString('base64'),
+    content: (original ?? Buffer.alloc(0)).toString('base64'),
     contentType: doc.originalContentType ?? 'application/octet-stream',
     ...(doc.originalFilename ? { filename: doc.originalFilename } : {}),
     ...(doc.xml ? { xml: doc.xml, syntax: doc.xmlSyntax ?? undefined } : {}),
@@ -110,7 +111,8 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
         documentId: seen.id, livemode: seen.livemode, type: seen.type, number: seen.number ?? null,
         sender: { peppolId: seen.senderPeppolId ?? null, name: seen.senderName ?? null, organizationId: seen.organizationId, companyId: seen.companyId },
         recipient: recipientOf(seen),
-        payload: payloadOf(seen),
+        // Read from the artefact store here: a store that fails is a transient failure, re-sent like any other.
+        payload: payloadOf(seen, await originalOf(this.broker, seen)),
         attempt: seen.deliveryAttempts + 1,
       };
       outcome = await call(this.broker, adapter.send, msg, options);

@@ -30,6 +30,7 @@ import { documentAction, lifecycleView, postLifecycle } from './lifecycle-action
 import { recordDocumentUpdate } from './updates.ts';
 import type { DocsThis } from './service-state.ts';
 import { documentUsage, resetSandboxDocuments } from './usage.ts';
+import { releaseArtefacts } from './originals.ts';
 import * as contract from './documents.contract.ts';
 
 // What a lifecycle step sets going beyond the platform: the buyer's answer to the sender, the status to the tax platform.
@@ -61,6 +62,7 @@ const DocumentsService: ServiceSchema = {
     delivery.stopping = true;
     await Promise.allSettled([...delivery.inflight]);
     await releaseWorkerPool((this as unknown as DocsThis).workers);
+    releaseArtefacts(this.broker);
   },
 
   actions: {

@@ -24,7 +24,7 @@ export async function evidence(ctx: Context<{ id: string }>): Promise<EvidenceVi
     direction: doc.direction as EvidenceView['direction'],
     network: doc.connectorId ?? null,
     deliveryStatus: doc.deliveryStatus,
-    originalSha256: doc.originalContent ? createHash('sha256').update(doc.originalContent).digest('hex') : null,
+    originalSha256: doc.originalSha256 ?? (doc.originalContent ? createHash('sha256').update(doc.originalContent).digest('hex') : null),
     exchange: e ? {
       messageId: e.messageId,
       instanceIdentifier: e.instanceIdentifier ?? null,

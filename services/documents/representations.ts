@@ -9,6 +9,7 @@ import { DomainError } from '../shared/errors.ts';
 import { findDocument } from './access.ts';
 import type { Document } from './document.entity.ts';
 import { pdfCopyOf } from './pdf-copy.ts';
+import { originalOf } from './originals.ts';
 import { STAMP_TASKS, type Stamped } from './stamp.tasks.ts';
 import type { DocsThis } from './service-state.ts';
 
@@ -18,10 +19,11 @@ const load = (ctx: Context<{ id: string }>): Promise<Document> => findDocument(e
 
 export async function original(ctx: Context<{ id: string }>): Promise<Buffer> {
   const doc = await load(ctx);
+  const bytes = await originalOf(ctx.broker, doc);
   const meta = ctx.meta as ResponseMeta;
   meta.$responseType = doc.originalContentType ?? 'application/octet-stream';
   if (doc.originalFilename) meta.$responseHeaders = { 'Content-Disposition': `attachment; filename="${doc.originalFilename.replace(/["\\\r\n]/g, '_')}"` };
-  return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+  return bytes ?? Buffer.alloc(0);
 }
 
 export async function xml(ctx: Context<{ id: string }>): Promise<string> {
@@ -55,7 +57,7 @@ export async function pdf(this: DocsThis, ctx: Context<{ id: string }>): Promise
   const doc = await load(ctx);
   const meta = ctx.meta as ResponseMeta;
   const copy = doc.hasPdf ? null : doc.pdfCopy ? pdfCopyOf(doc.normalized) : null;
-  const bytes = doc.hasPdf ? Buffer.from(doc.originalContent ?? Buffer.alloc(0)) : copy?.content;
+  const bytes = doc.hasPdf ? (await originalOf(ctx.broker, doc)) ?? Buffer.alloc(0) : copy?.content;
   if (!bytes) throw new DomainError('RESOURCE_NOT_FOUND', `Document '${doc.id}' has no PDF`);
   meta.$responseType = 'application/pdf';
   if (copy) meta.$responseHeaders = { 'Content-Disposition': `inline; filename="${copy.filename.replace(/["\\\r\n]/g, '_')}"` };
