@@ -32,6 +32,8 @@ import type { DocsThis } from './service-state.ts';
 import { documentUsage, resetSandboxDocuments } from './usage.ts';
 import { releaseArtefacts } from './originals.ts';
 import * as contract from './documents.contract.ts';
+import * as archive from './archive.contract.ts';
+import { exportArchive } from './archive-export.ts';
 
 // What a lifecycle step sets going beyond the platform: the buyer's answer to the sender, the status to the tax platform.
 handleFollowUps('respond', respondToSender);
@@ -72,6 +74,7 @@ const DocumentsService: ServiceSchema = {
     search: implement(contract.search, async (ctx) => runSearch(ctx, ctx.params)),
     get: implement(contract.get, async (ctx) => documentView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
     originalRepresentation: implement(contract.originalRepresentation, representations.original),
+    exportArchive: implement(archive.exportArchive, exportArchive),
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
     pdfRepresentation: implement(contract.pdfRepresentation, async function (this: DocsThis, ctx) { return representations.pdf.call(this, ctx); }),
