@@ -30,7 +30,7 @@ import { documentAction, lifecycleView, postLifecycle } from './lifecycle-action
 import { recordDocumentUpdate } from './updates.ts';
 import type { DocsThis } from './service-state.ts';
 import { documentUsage, resetSandboxDocuments } from './usage.ts';
-import { releaseArtefacts } from './originals.ts';
+import { artefactsOf, releaseArtefacts } from './originals.ts';
 import * as contract from './documents.contract.ts';
 import * as archive from './archive.contract.ts';
 import { exportArchive } from './archive-export.ts';
@@ -55,6 +55,8 @@ const DocumentsService: ServiceSchema = {
     const self = this as unknown as DocsThis;
     self.workers = acquireWorkerPool();
     self.workers.preload(PARSE_TASKS);
+    // The artefact store from EINV_ARTEFACTS_* now: a wrong setting stops the start, not the first send.
+    artefactsOf(this.broker);
   },
 
   async stopped() {
