@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
-import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
+import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 import { startS3Server, type TestS3 } from '../support/s3-server.ts';
@@ -116,4 +116,20 @@ it('a sandbox reset deletes the test originals through the store, and keeps thos
   expect(await sql(`select count(*)::int as n from artefacts where namespace = $1`, [`${seller.organizationId}/test`])).toEqual([{ n: 0 }]);
   // The recipient's copy lives in its own namespace: untouched.
   await eventually(async () => (await objectKeys(`${buyer.organizationId}/test/`)).length === 1 || undefined, 15_000, 'the recipient\'s original');
+}, 60_000);
+
+it('with the object store down, a send and a read answer 503 UPSTREAM_UNAVAILABLE in the envelope, never a 500 (last: stops the store)', async () => {
+  const [seller, buyer] = [await bootstrap(t.baseUrl), await bootstrap(t.baseUrl)];
+  const { id, xml } = await sendUbl(seller, buyer.company.peppolId, 'S3-DOWN-1');
+  const hash = createHash('sha256').update(xml).digest('hex');
+  await s3.stop();
+  const read = await api(t.baseUrl, 'GET', `/v1/documents/${id}/original`, { key: seller.apiKey });
+  expectEnvelope(read, 503, 'UPSTREAM_UNAVAILABLE');
+  expect(read.body.error.message).toBe(`The artefact store could not read object ${seller.organizationId}/test/sha256/${hash.slice(0, 2)}/${hash} (ECONNREFUSED); retry after the delay given`);
+  expect(read.headers.get('retry-after')).toBe('5');
+  const rendered = await api<{ renderedXml: string }>(t.baseUrl, 'POST', '/v1/documents/validate', { key: seller.apiKey, body: { format: 'json', type: 'invoice', document: largeJsonInvoice('S3-DOWN-2', 1, seller.company.vatNumber) } });
+  const sent = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: seller.apiKey, body: { type: 'invoice', format: 'ubl-xml', to: buyer.company.peppolId, xml: rendered.body.renderedXml } });
+  expectEnvelope(sent, 503, 'UPSTREAM_UNAVAILABLE');
+  // Nothing was recorded for the refused send: the row is written only after its bytes are stored.
+  expect(await sql(`select count(*)::int as n from documents where number = 'S3-DOWN-2'`)).toEqual([{ n: 0 }]);
 }, 60_000);

@@ -13,6 +13,7 @@ export interface TestS3 {
   bucket: string;
   /** The environment that selects this store (EINV_ARTEFACTS_S3_*). */
   env: Record<string, string>;
+  /** Stops it (once; later calls wait for the first). */
   stop(): Promise<void>;
 }
 
@@ -21,12 +22,16 @@ export async function startS3Server(bucket = 'einv-artefacts'): Promise<TestS3> 
   const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: bucket }] });
   const { port } = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
+  let stopped: Promise<void> | undefined;
   return {
     endpoint, bucket,
     env: { EINV_ARTEFACTS_S3_ENDPOINT: endpoint, EINV_ARTEFACTS_S3_BUCKET: bucket, EINV_ARTEFACTS_S3_ACCESS_KEY_ID: 'S3RVER', EINV_ARTEFACTS_S3_SECRET_ACCESS_KEY: 'S3RVER', EINV_ARTEFACTS_S3_FORCE_PATH_STYLE: 'true' },
-    async stop() {
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
+    stop: async function stop() {
+      stopped ??= (async () => {
+        await server.close();
+        await rm(directory, { recursive: true, force: true });
+      })();
+      await stopped;
     },
   };
 }

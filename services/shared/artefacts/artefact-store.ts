@@ -99,16 +99,27 @@ export class RetentionPeriodActiveError extends DomainError {
 }
 
 /**
- * The object store failed or cannot be reached: a clear, retryable error for the caller (503 with
- * Retry-After), the store's own message kept for the log, never its stack in a response.
+ * The object store failed or cannot be reached: a clear error the caller retries (503 with
+ * Retry-After) saying what failed, never the SDK's stack nor the store's address.
  */
 export class ArtefactStoreUnavailableError extends DomainError {
   constructor(operation: string, cause: unknown) {
-    const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    super('UPSTREAM_UNAVAILABLE', `The artefact store could not ${operation} (${detail}); retry after the delay given`, { retryAfter: 5 });
+    super('UPSTREAM_UNAVAILABLE', `The artefact store could not ${operation} (${describe(cause)}); retry after the delay given`, { retryAfter: 5 });
     this.name = 'ArtefactStoreUnavailableError';
-    this.retryable = true;
   }
+}
+
+/**
+ * What the client may read of a store failure: the store's own answer (S3 error code, status and
+ * message), or only the code of a network failure (ECONNREFUSED, TimeoutError): never the store's
+ * address.
+ */
+function describe(cause: unknown): string {
+  if (typeof cause === 'string') return cause;
+  const e = cause as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  if (e?.$metadata?.httpStatusCode) return `${e.name ?? 'S3Error'}, HTTP ${e.$metadata.httpStatusCode}${e.message && e.message !== 'UnknownError' ? `: ${e.message}` : ''}`;
+  const code = e?.code ?? (typeof e?.message === 'string' ? /\b(E[A-Z]{3,})\b/.exec(e.message)?.[1] : undefined);
+  return code ?? e?.name ?? 'no detail';
 }
 
 /** Stored bytes that no longer hash to their name: never served as the legal record. */

@@ -83,7 +83,7 @@ export class Artefacts implements ArtefactStore {
     const row = SHA256_HEX.test(sha256) ? await this.row(namespace, sha256) : null;
     if (!row) throw new ArtefactNotFoundError(namespace, sha256);
     const bytes = await this.backendFor(row.location).read(namespace, sha256);
-    if (!bytes) throw new ArtefactStoreUnavailableError(`find artefact ${sha256} of ${row.namespace} (indexed in ${row.location}, missing there)`, new Error('object missing'));
+    if (!bytes) throw new ArtefactStoreUnavailableError(`find artefact ${sha256} of ${row.namespace}`, `indexed in ${row.location}, missing there`);
     const actual = sha256Hex(bytes);
     if (actual !== sha256) throw new ArtefactCorruptError(namespace, sha256, actual);
     return bytes;
@@ -158,7 +158,7 @@ export class Artefacts implements ArtefactStore {
 
   private backendFor(location: ArtefactLocation): BlobBackend {
     const backend = this.backends.get(location);
-    if (!backend) throw new ArtefactStoreUnavailableError(`reach its ${location} backend`, new Error(`artefacts stored in ${location} but no ${location} store is configured (EINV_ARTEFACTS_S3_*)`));
+    if (!backend) throw new ArtefactStoreUnavailableError(`reach its ${location} backend`, `artefacts stored in ${location} but no ${location} store is configured (EINV_ARTEFACTS_S3_*)`);
     return backend;
   }
 }
