@@ -21,12 +21,12 @@ try {
   const artefacts = artefactsFromEnv(em);
   const report = await migrateArtefacts(em, artefacts, retentionPolicyFromEnv(), {
     batch: options.batch,
-    onProgress: (r) => console.log(`originals moved ${r.originals.moved} (failed ${r.originals.failed.length}), relocated ${r.relocated.moved} (failed ${r.relocated.failed.length})`),
+    onProgress: (r) => console.log(`originals moved ${r.originals.moved} (failed ${r.originals.failed.length}), receipts of ${r.receipts.moved} document(s) (failed ${r.receipts.failed.length}), relocated ${r.relocated.moved} (failed ${r.relocated.failed.length})`),
   });
-  for (const f of report.originals.failed) console.error(`document ${f.documentId}: ${f.error}`);
+  for (const f of [...report.originals.failed, ...report.receipts.failed]) console.error(`document ${f.documentId}: ${f.error}`);
   for (const f of report.relocated.failed) console.error(`artefact ${f.namespace} ${f.sha256}: ${f.error}`);
-  console.log(`done: ${report.originals.moved} original(s) moved, ${report.relocated.moved} artefact(s) relocated to ${artefacts.primary.location}`);
-  process.exitCode = report.originals.failed.length + report.relocated.failed.length ? 1 : 0;
+  console.log(`done: ${report.originals.moved} original(s) and the receipts of ${report.receipts.moved} document(s) moved, ${report.relocated.moved} artefact(s) relocated to ${artefacts.primary.location}`);
+  process.exitCode = report.originals.failed.length + report.receipts.failed.length + report.relocated.failed.length ? 1 : 0;
 } finally {
   await orm.close(true);
   await database.stop();

@@ -15,6 +15,7 @@ import { DomainError } from '../shared/errors.ts';
 import type { ClearanceRecord } from './document.entity.ts';
 import type { ExchangeEvidence } from '../../adapters/sdk/index.ts';
 import { artefactsOf } from './originals.ts';
+import { partBytes } from './receipts.ts';
 import type { ArchiveEntry, ArchiveManifest } from './archive.contract.ts';
 
 const PAGE = 50;
@@ -50,18 +51,24 @@ export async function exportArchive(ctx: Context<{ companyId?: string }>): Promi
      from documents where organization_id = ? and livemode = ?${companyId ? ' and company_id = ?' : ''} and id > ? order by id limit ${PAGE}`,
     [auth.organizationId, auth.livemode, ...(companyId ? [companyId] : []), after], 'all');
 
-  async function* artefactsOfRow(row: Row): AsyncGenerator<{ kind: ArchiveEntry['kind']; bytes: Buffer; contentType: string }> {
+  /** A row's artefacts, each read only when its turn comes (one in memory at a time). */
+  function artefactsOfRow(row: Row): Array<{ kind: ArchiveEntry['kind']; contentType: string; read: () => Promise<Buffer | null> }> {
+    const out: Array<{ kind: ArchiveEntry['kind']; contentType: string; read: () => Promise<Buffer | null> }> = [];
     const contentType = row.original_content_type ?? 'application/octet-stream';
-    if (row.original_sha256) yield { kind: 'original', bytes: await artefacts.get(namespace, row.original_sha256), contentType };
+    if (row.original_sha256) out.push({ kind: 'original', contentType, read: () => artefacts.get(namespace, row.original_sha256!) });
     else if (row.legacy) {
-      const [legacy] = await em.fork().execute<Array<{ original_content: Buffer }>>('select original_content from documents where id = ?', [row.id], 'all');
-      if (legacy?.original_content) yield { kind: 'original', bytes: Buffer.from(legacy.original_content), contentType };
+      out.push({ kind: 'original', contentType, read: async () => {
+        const [legacy] = await em.fork().execute<Array<{ original_content: Buffer | null }>>('select original_content from documents where id = ?', [row.id], 'all');
+        return legacy?.original_content ? Buffer.from(legacy.original_content) : null;
+      } });
     }
     const receipt = row.clearance?.receipt;
-    if (receipt) yield { kind: 'clearance-receipt', bytes: Buffer.from(receipt.content, 'base64'), contentType: receipt.contentType };
+    if (receipt) out.push({ kind: 'clearance-receipt', contentType: receipt.contentType, read: () => partBytes(ctx.broker, namespace, receipt.content) });
     const signed = row.clearance?.legalOriginal;
-    if (signed) yield { kind: 'clearance-original', bytes: Buffer.from(signed.content, 'base64'), contentType: signed.contentType };
-    if (row.evidence?.receipt) yield { kind: 'exchange-receipt', bytes: Buffer.from(row.evidence.receipt, 'base64'), contentType: 'application/xml' };
+    if (signed) out.push({ kind: 'clearance-original', contentType: signed.contentType, read: () => partBytes(ctx.broker, namespace, signed.content) });
+    const networkReceipt = row.evidence?.receipt;
+    if (networkReceipt) out.push({ kind: 'exchange-receipt', contentType: 'application/xml', read: () => partBytes(ctx.broker, namespace, networkReceipt) });
+    return out;
   }
 
   async function* zipped(): AsyncGenerator<Uint8Array> {
@@ -80,20 +87,30 @@ export async function exportArchive(ctx: Context<{ companyId?: string }>): Promi
       file.push(bytes, true);
     };
     const entries: ArchiveEntry[] = [];
+    const unavailable: ArchiveManifest['unavailable'] = [];
     let documents = 0;
     for (let rows = await page(''); rows.length; rows = rows.length === PAGE ? await page(rows.at(-1)!.id) : []) {
       for (const row of rows) {
         documents++;
-        for await (const a of artefactsOfRow(row)) {
+        for (const a of artefactsOfRow(row)) {
+          // The answer has begun: an artefact the store cannot give is listed, the archive goes on.
+          let bytes: Buffer | null;
+          try {
+            bytes = await a.read();
+          } catch (err) {
+            unavailable.push({ documentId: row.id, kind: a.kind, error: (err as Error).message });
+            continue;
+          }
+          if (!bytes) continue;
           const ext = extensionOf(a.contentType);
           const path = `documents/${row.id}/${a.kind}.${ext}`;
-          entries.push({ path, documentId: row.id, kind: a.kind, sha256: createHash('sha256').update(a.bytes).digest('hex'), size: a.bytes.length, contentType: a.contentType });
-          add(path, a.bytes, !COMPRESSED.has(ext));
+          entries.push({ path, documentId: row.id, kind: a.kind, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, contentType: a.contentType });
+          add(path, bytes, !COMPRESSED.has(ext));
           yield* drain();
         }
       }
     }
-    const manifest: ArchiveManifest = { organizationId: auth.organizationId, livemode: auth.livemode, companyId, generatedAt: systemClock.now().toISOString(), algorithm: 'SHA-256', documents, artefacts: entries };
+    const manifest: ArchiveManifest = { organizationId: auth.organizationId, livemode: auth.livemode, companyId, generatedAt: systemClock.now().toISOString(), algorithm: 'SHA-256', documents, artefacts: entries, complete: unavailable.length === 0, unavailable };
     add('manifest.json', Buffer.from(JSON.stringify(manifest, null, 2)), true);
     add('SHA256SUMS', Buffer.from(entries.map((e) => `${e.sha256}  ${e.path}\n`).join('')), true);
     zip.end();

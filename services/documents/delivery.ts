@@ -20,6 +20,7 @@ import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
 import { ConnectorSlots } from './connector-slots.ts';
 import { originalOf } from './originals.ts';
+import { withStoredReceipts } from './receipts.ts';
 import { connectorCallTimeoutMs, retryDelayMs } from './connector-timing.ts';
 import { countMetric, observeSeconds } from '../shared/metrics.ts';
 
@@ -128,6 +129,8 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
   observeSeconds(this.broker, 'connectorDuration', performance.now() - startedAt, labels);
   const manifest = registeredManifests(this.broker).find((m) => m.id === seen.connectorId);
   const authority = manifest?.capabilities.clearance ? manifest.authority ?? manifest.id : null;
+  // Receipts go to the artefact store before the transaction that records them (receipts.ts).
+  outcome = await withStoredReceipts(this.broker, seen, outcome);
   await recordDelivery.call(this, job, em, seen, waitingForConfirmation, outcome, authority);
 }
 

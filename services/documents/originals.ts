@@ -62,15 +62,19 @@ export async function originalOf(broker: ServiceBroker, doc: Pick<Document, 'org
 }
 
 /**
- * After documents were deleted (their rows gone in a committed transaction): each original no
- * remaining document of the namespace names is deleted through the store, which refuses any still
+ * After documents were deleted (their rows gone in a committed transaction): each artefact (an
+ * original, a receipt: receipts.ts) no remaining document of the namespace names is deleted through the store, which refuses any still
  * under retention. Returns what could not be deleted (kept, and logged by the caller).
  */
-export async function purgeOriginals(broker: ServiceBroker, em: EntityManager, namespace: ArtefactNamespace, hashes: Iterable<string>): Promise<{ deleted: number; kept: Array<{ sha256: string; reason: string }> }> {
+export async function purgeArtefacts(broker: ServiceBroker, em: EntityManager, namespace: ArtefactNamespace, hashes: Iterable<string>): Promise<{ deleted: number; kept: Array<{ sha256: string; reason: string }> }> {
   const artefacts = artefactsOf(broker);
   const out = { deleted: 0, kept: [] as Array<{ sha256: string; reason: string }> };
   for (const sha256 of new Set(hashes)) {
-    const named = await em.fork().execute<unknown[]>('select 1 from documents where organization_id = ? and livemode = ? and original_sha256 = ? limit 1', [namespace.organizationId, namespace.livemode, sha256], 'all');
+    const ref = `sha256:${sha256}`;
+    const named = await em.fork().execute<unknown[]>(
+      `select 1 from documents where organization_id = ? and livemode = ?
+       and (original_sha256 = ? or clearance->'receipt'->>'content' = ? or clearance->'legalOriginal'->>'content' = ? or evidence->>'receipt' = ?) limit 1`,
+      [namespace.organizationId, namespace.livemode, sha256, ref, ref, ref], 'all');
     if (named.length) continue;
     try {
       if (await artefacts.delete(namespace, sha256)) out.deleted++;

@@ -10,6 +10,7 @@ import { findDocument } from './access.ts';
 import type { Document } from './document.entity.ts';
 import { pdfCopyOf } from './pdf-copy.ts';
 import { originalOf } from './originals.ts';
+import { partBytes } from './receipts.ts';
 import { STAMP_TASKS, type Stamped } from './stamp.tasks.ts';
 import type { DocsThis } from './service-state.ts';
 
@@ -46,7 +47,7 @@ export async function clearancePart(ctx: Context<{ id: string; part: 'receipt' |
   const meta = ctx.meta as ResponseMeta;
   meta.$responseType = part.contentType;
   if (part.filename) meta.$responseHeaders = { 'Content-Disposition': `attachment; filename="${part.filename.replace(/["\\\r\n]/g, '_')}"` };
-  return Buffer.from(part.content, 'base64');
+  return partBytes(ctx.broker, doc, part.content);
 }
 
 /**

@@ -6,7 +6,10 @@ import type { Context } from 'moleculer';
 import { emOf } from '../../mixins/orm.mixin.ts';
 import { DELIVER_JOB } from './delivery.ts';
 import { FOLLOW_UP_JOB } from './follow-ups.ts';
-import { purgeOriginals } from './originals.ts';
+import { purgeArtefacts } from './originals.ts';
+import { receiptHashes } from './receipts.ts';
+import type { ClearanceRecord } from './document.entity.ts';
+import type { ExchangeEvidence } from '../../adapters/sdk/index.ts';
 import type { DocumentUsage } from './documents.contract.ts';
 
 /**
@@ -23,11 +26,11 @@ export async function resetSandboxDocuments(ctx: Context<{ organizationId: strin
     const jobs = await tx.execute<{ affectedRows?: number }>(
       `delete from scheduled_jobs where (kind = ? and ref in (${sandboxDocuments})) or (kind = ? and split_part(ref, ':', 1) in (${sandboxDocuments}))`,
       [DELIVER_JOB, ...args, FOLLOW_UP_JOB, ...args], 'run');
-    const docs = await tx.execute<Array<{ original_sha256: string | null }>>(`delete from documents where ${where} returning original_sha256`, args, 'all');
-    return { deleted: { documents: docs.length, scheduledJobs: jobs.affectedRows ?? 0 }, originals: docs.flatMap((d) => (d.original_sha256 ? [d.original_sha256] : [])) };
+    const docs = await tx.execute<Array<{ original_sha256: string | null; clearance: ClearanceRecord | null; evidence: ExchangeEvidence | null }>>(`delete from documents where ${where} returning original_sha256, clearance, evidence`, args, 'all');
+    return { deleted: { documents: docs.length, scheduledJobs: jobs.affectedRows ?? 0 }, originals: docs.flatMap((d) => [...(d.original_sha256 ? [d.original_sha256] : []), ...receiptHashes(d.clearance, d.evidence)]) };
   });
   // After the commit: the store may be remote, and no transaction waits on it.
-  const purged = await purgeOriginals(ctx.broker, emOf(ctx), { organizationId: ctx.params.organizationId, livemode: false }, originals);
+  const purged = await purgeArtefacts(ctx.broker, emOf(ctx), { organizationId: ctx.params.organizationId, livemode: false }, originals);
   if (purged.kept.length) ctx.broker.logger.warn(`sandbox reset of ${ctx.params.organizationId}: ${purged.kept.length} original(s) left in the artefact store (${purged.kept[0]!.reason})`);
   return deleted;
 }

@@ -91,7 +91,7 @@ it('exports the archive as a streamed ZIP whose manifest gives the SHA-256 of ev
   expect(res.type).toBe('application/zip');
   const files = unzipSync(new Uint8Array(res.bytes));
   const manifest = JSON.parse(strFromU8(files['manifest.json']!)) as ArchiveManifest;
-  expect(manifest).toMatchObject({ organizationId: seller.organizationId, livemode: false, algorithm: 'SHA-256', documents: 2 });
+  expect(manifest).toMatchObject({ organizationId: seller.organizationId, livemode: false, algorithm: 'SHA-256', documents: 2, complete: true, unavailable: [] });
   expect(manifest.artefacts.map((a) => a.path).sort()).toEqual(sent.map((s) => `documents/${s.id}/original.xml`).sort());
   for (const entry of manifest.artefacts) {
     const bytes = files[entry.path]!;
