@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import { eventually } from '../support/webhook-receiver.ts';
@@ -117,6 +118,30 @@ it('a sandbox reset deletes the test originals through the store, and keeps thos
   // The recipient's copy lives in its own namespace: untouched.
   await eventually(async () => (await objectKeys(`${buyer.organizationId}/test/`)).length === 1 || undefined, 15_000, 'the recipient\'s original');
 }, 60_000);
+
+it('a live original is kept for its country\'s retention: the documents\' delete path is refused by the store', async () => {
+  const { storeOriginal, purgeArtefacts, artefactsOf } = await import('../../services/documents/originals.ts');
+  const { databaseOf } = await import('../../services/shared/persistence/database.ts');
+  const broker = t.app.broker;
+  const organizationId = (await bootstrap(t.baseUrl)).organizationId;
+  const namespace = { organizationId, livemode: true };
+  const storedAt = new Date();
+  const year = storedAt.getUTCFullYear();
+  const italian = await storeOriginal(broker, { organizationId, livemode: true, country: 'IT', storedAt, bytes: Buffer.from('<Invoice>IT live</Invoice>'), contentType: 'application/xml' });
+  const french = await storeOriginal(broker, { organizationId, livemode: true, country: 'FR', storedAt, bytes: Buffer.from('<Invoice>FR live</Invoice>'), contentType: 'application/xml' });
+  expect((await artefactsOf(broker).stat(namespace, italian))!.retainUntil).toEqual(new Date(Date.UTC(year + 11, 0, 1)));
+  expect((await artefactsOf(broker).stat(namespace, french))!.retainUntil).toEqual(new Date(Date.UTC(year + 7, 0, 1)));
+
+  const purged = await purgeArtefacts(broker, databaseOf(broker).em.fork() as EntityManager, namespace, [italian, french]);
+  expect(purged.deleted).toBe(0);
+  expect(purged.kept.map((k) => k.reason)).toEqual([
+    expect.stringMatching(new RegExp(`under statutory retention \\(IT\\) until ${year + 11}-01-01T00:00:00.000Z`)),
+    expect.stringMatching(new RegExp(`under statutory retention \\(FR\\) until ${year + 7}-01-01T00:00:00.000Z`)),
+  ]);
+  // Still in the object store, still readable.
+  expect(await objectKeys(`${organizationId}/live/`)).toHaveLength(2);
+  expect((await artefactsOf(broker).get(namespace, italian)).toString()).toBe('<Invoice>IT live</Invoice>');
+});
 
 it('with the object store down, a send and a read answer 503 UPSTREAM_UNAVAILABLE in the envelope, never a 500 (last: stops the store)', async () => {
   const [seller, buyer] = [await bootstrap(t.baseUrl), await bootstrap(t.baseUrl)];
