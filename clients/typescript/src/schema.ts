@@ -948,6 +948,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/archive/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The archive of the caller's documents (its mode; one company with `companyId`, or the credential's own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact's path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)
+         * @description The archive of the caller's documents (its mode; one company with `companyId`, or the credential's own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact's path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)
+         */
+        get: operations["documents.exportArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/requests/{id}": {
         parameters: {
             query?: never;
@@ -2310,7 +2330,7 @@ export interface components {
             error: {
                 type: string;
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "WHITE_LABEL_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
+                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "WHITE_LABEL_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "RETENTION_PERIOD_ACTIVE" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
                 message: string;
                 details: {
                     field?: string;
@@ -11222,6 +11242,100 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.exportArchive": {
+        parameters: {
+            query?: {
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
