@@ -19,6 +19,8 @@ import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
 import { ConnectorSlots } from './connector-slots.ts';
+import { originalOf } from './originals.ts';
+import { withStoredReceipts } from './receipts.ts';
 import { connectorCallTimeoutMs, retryDelayMs } from './connector-timing.ts';
 import { countMetric, observeSeconds } from '../shared/metrics.ts';
 
@@ -30,7 +32,7 @@ export const MAX_RESENDS = 5;
  * What travels: the original, or the form the sender asked for (a Factur-X PDF, which then travels
  * like a hybrid deposit: the PDF as content, its CII as `xml`).
  */
-function payloadOf(doc: Document): OutboundMessage['payload'] {
+function payloadOf(doc: Document, original: Buffer | null): OutboundMessage['payload'] {
   if (doc.outputFormat === 'factur-x' && doc.outputContent) {
     return {
       content: Buffer.from(doc.outputContent).toString('base64'),
@@ -42,7 +44,7 @@ function payloadOf(doc: Document): OutboundMessage['payload'] {
     } as OutboundMessage['payload'];
   }
   return {
-    content: Buffer.from(doc.originalContent ?? Buffer.alloc(0)).toString('base64'),
+    content: (original ?? Buffer.alloc(0)).toString('base64'),
     contentType: doc.originalContentType ?? 'application/octet-stream',
     ...(doc.originalFilename ? { filename: doc.originalFilename } : {}),
     ...(doc.xml ? { xml: doc.xml, syntax: doc.xmlSyntax ?? undefined } : {}),
@@ -124,7 +126,8 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
         documentId: seen.id, livemode: seen.livemode, type: seen.type, number: seen.number ?? null,
         sender: { peppolId: seen.senderPeppolId ?? null, name: seen.senderName ?? null, organizationId: seen.organizationId, companyId: seen.companyId },
         recipient: recipientOf(seen),
-        payload: payloadOf(seen),
+        // Read from the artefact store here: a store that fails is a transient failure, re-sent like any other.
+        payload: payloadOf(seen, await originalOf(this.broker, seen)),
         attempt: seen.deliveryAttempts + 1,
       };
       outcome = await call(this.broker, adapter.send, msg, options);
@@ -140,6 +143,8 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
   observeSeconds(this.broker, 'connectorDuration', performance.now() - startedAt, labels);
   const manifest = registeredManifests(this.broker).find((m) => m.id === seen.connectorId);
   const authority = manifest?.capabilities.clearance ? manifest.authority ?? manifest.id : null;
+  // Receipts go to the artefact store before the transaction that records them (receipts.ts).
+  outcome = await withStoredReceipts(this.broker, seen, outcome);
   await recordDelivery.call(this, job, em, seen, waitingForConfirmation, outcome, authority);
 }
 

@@ -22,7 +22,7 @@ export interface Representations { original: boolean; xml: boolean; json: boolea
 function linksOf(doc: Document, has?: Representations): Record<string, string> {
   const base = `/v1/documents/${doc.id}`;
   const links: Record<string, string> = { self: base, lifecycle: `${base}/lifecycle` };
-  if (has ? has.original : doc.originalContent != null) links.original = `${base}/original`;
+  if (has ? has.original : doc.originalSha256 != null || doc.originalContent != null) links.original = `${base}/original`;
   if (has ? has.xml : !!doc.xml) links.xml = `${base}/xml`;
   if (has ? has.json : !!doc.normalized) links.json = `${base}/json`;
   // A structured invoice is drawn when it carries no PDF (representations.ts).

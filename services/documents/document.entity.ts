@@ -126,7 +126,12 @@ export const Document = defineEntity({
     deliveredAt: p.datetime().nullable(),
     /** The other side's copy (incoming copy of an outgoing document and back). */
     counterpartId: p.string().nullable(),
-    /** Original artefact: the bytes as received (UBL rendered from JSON, caller XML, PDF, raw file). */
+    /**
+     * Original artefact: the bytes as received (UBL rendered from JSON, caller XML, PDF, raw file),
+     * named by their SHA-256 in the artefact store (services/documents/originals.ts).
+     */
+    originalSha256: p.string().length(64).nullable(),
+    /** The original of a document stored before the artefact store, until scripts/artefacts-migrate.ts moves it. */
     originalContent: p.blob().nullable(),
     originalContentType: p.string().nullable(),
     originalFilename: p.string().nullable(),

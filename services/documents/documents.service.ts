@@ -31,7 +31,10 @@ import { documentAction, lifecycleView, postLifecycle } from './lifecycle-action
 import { recordDocumentUpdate } from './updates.ts';
 import type { DocsThis } from './service-state.ts';
 import { documentUsage, resetSandboxDocuments } from './usage.ts';
+import { artefactsOf, releaseArtefacts } from './originals.ts';
 import * as contract from './documents.contract.ts';
+import * as archive from './archive.contract.ts';
+import { exportArchive } from './archive-export.ts';
 
 // What a lifecycle step sets going beyond the platform: the buyer's answer to the sender, the status to the tax platform.
 handleFollowUps('respond', respondToSender);
@@ -53,6 +56,8 @@ const DocumentsService: ServiceSchema = {
     const self = this as unknown as DocsThis;
     self.workers = acquireWorkerPool();
     self.workers.preload(PARSE_TASKS);
+    // The artefact store from EINV_ARTEFACTS_* now: a wrong setting stops the start, not the first send.
+    artefactsOf(this.broker);
   },
 
   async stopped() {
@@ -62,6 +67,7 @@ const DocumentsService: ServiceSchema = {
     delivery.stopping = true;
     await Promise.allSettled([...delivery.inflight]);
     await releaseWorkerPool((this as unknown as DocsThis).workers);
+    releaseArtefacts(this.broker);
   },
 
   actions: {
@@ -71,6 +77,7 @@ const DocumentsService: ServiceSchema = {
     search: implement(contract.search, async (ctx) => runSearch(ctx, ctx.params)),
     get: implement(contract.get, async (ctx) => documentView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
     originalRepresentation: implement(contract.originalRepresentation, representations.original),
+    exportArchive: implement(archive.exportArchive, exportArchive),
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
     pdfRepresentation: implement(contract.pdfRepresentation, async function (this: DocsThis, ctx) { return representations.pdf.call(this, ctx); }),

@@ -13,6 +13,7 @@ import { systemClock } from '../shared/clock.ts';
 import { signStatement } from '../identity/identity.contract.ts';
 import { findDocument } from './access.ts';
 import type { EvidenceView } from './documents.contract.ts';
+import { partBytes } from './receipts.ts';
 
 type ResponseMeta = { $responseType?: string };
 
@@ -24,7 +25,7 @@ export async function evidence(ctx: Context<{ id: string }>): Promise<EvidenceVi
     direction: doc.direction as EvidenceView['direction'],
     network: doc.connectorId ?? null,
     deliveryStatus: doc.deliveryStatus,
-    originalSha256: doc.originalContent ? createHash('sha256').update(doc.originalContent).digest('hex') : null,
+    originalSha256: doc.originalSha256 ?? (doc.originalContent ? createHash('sha256').update(doc.originalContent).digest('hex') : null),
     exchange: e ? {
       messageId: e.messageId,
       instanceIdentifier: e.instanceIdentifier ?? null,
@@ -33,7 +34,7 @@ export async function evidence(ctx: Context<{ id: string }>): Promise<EvidenceVi
       counterpartAccessPoint: e.counterpartAccessPoint ?? null,
       counterpartCertificate: e.counterpartCertificate ?? null,
       endpointUrl: e.endpointUrl ?? null,
-      receipt: e.receipt ? Buffer.from(e.receipt, 'base64').toString('utf8') : null,
+      receipt: e.receipt ? (await partBytes(ctx.broker, doc, e.receipt)).toString('utf8') : null,
       receiptMessageId: e.receiptMessageId ?? null,
       details: e.details ?? {},
     } : null,

@@ -25,6 +25,8 @@ import type { ReceivedValidation } from './documents.contract.ts';
 import { BILLING_TYPES, FRENCH_STATUSES } from './lifecycle.ts';
 import { applyStep, entryFor } from './lifecycle-steps.ts';
 import { pdfCopyOf } from './pdf-copy.ts';
+import { artefactsOf, storeOriginal } from './originals.ts';
+import { storedEvidence } from './receipts.ts';
 import { recordedFormat } from './document-views.ts';
 import type { DocsThis } from './service-state.ts';
 
@@ -48,6 +50,9 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
   const now = (await companyClock(em, p.recipient.companyId)).now();
   const id = newId('document');
   const keys = businessKeys(p, canonical, billing);
+  // The legal record goes to the artefact store before any transaction opens (originals.ts).
+  const originalSha256 = await storeOriginal(this.broker, { organizationId: organization.id, livemode, country: recipient.country ?? null, storedAt: now, bytes: Buffer.from(p.payload.content, 'base64'), contentType: p.payload.contentType });
+  const evidence = p.evidence ? storable(await storedEvidence(artefactsOf(this.broker), { organizationId: organization.id, livemode, originalSha256 }, p.evidence)) : null;
   // No read of the message id first: the unique index on (connector, network message id) decides, so
   // two concurrent hand-offs of one message make one document and both answer it. A different
   // message carrying a booked business document is stored as its duplicate; the unique partial
@@ -65,9 +70,9 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
           senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,
           recipient: { ...(p.recipient.peppolId ? { peppolId: p.recipient.peppolId } : {}), companyId: p.recipient.companyId, ...(p.recipient.name ? { name: p.recipient.name } : {}) },
           metadata: null, status: original ? 'duplicate' : 'received', lifecycleCode: null, lifecycle: [], deliveryStatus: 'received', connectorId: p.connectorId,
-          connectorMessageId: p.messageId, evidence: p.evidence ? storable(p.evidence) : null, instanceIdentifier: keys.instanceIdentifier, duplicateOf: original?.id ?? null,
+          connectorMessageId: p.messageId, evidence, instanceIdentifier: keys.instanceIdentifier, duplicateOf: original?.id ?? null,
           deliveryAttempts: 0, nextAttemptAt: null, errorCode: null, errorMessage: null, sentAt: null, deliveredAt: now,
-          counterpartId: p.messageId, originalContent: Buffer.from(p.payload.content, 'base64'), originalContentType: p.payload.contentType,
+          counterpartId: p.messageId, originalSha256, originalContent: null, originalContentType: p.payload.contentType,
           originalFilename: p.payload.filename ?? null, fileId: null, storedFormat: null, xml: p.payload.xml ?? null, xmlSyntax: p.payload.syntax ?? null,
           normalized, validation, hasPdf: p.payload.pdf === true, pdfCopy: p.payload.pdf !== true && pdfCopyOf(normalized) !== null, readAt: null, archivedAt: null, notes: [], relatedDocumentIds: [],
         });

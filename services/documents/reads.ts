@@ -21,7 +21,7 @@ const LIST_COLUMNS = [
   'error_code', 'error_message', 'sent_at', 'delivered_at', 'counterpart_id', 'original_content_type', 'original_filename', 'file_id',
   'stored_format', 'xml_syntax', 'has_pdf', 'pdf_copy', 'clearance_status', 'read_at', 'archived_at', 'notes', 'related_document_ids', 'duplicate_of', 'instance_identifier', 'validation', 'created_at', 'updated_at',
 ].map((c) => `"${c}"`).join(', ')
-  + ', ("original_content" is not null) as "has_original", ("xml" is not null) as "has_xml", ("normalized" is not null) as "has_json"'
+  + ', ("original_sha256" is not null or "original_content" is not null) as "has_original", ("xml" is not null) as "has_xml", ("normalized" is not null) as "has_json"'
   // The clearance without its heavy parts (receipt, signed original): flags say whether they exist.
   + `, ("clearance" - 'receipt' - 'legalOriginal') as "clearance", coalesce(jsonb_exists("clearance", 'receipt'), false) as "has_clearance_receipt"`
   + `, coalesce(jsonb_exists("clearance", 'legalOriginal'), false) as "has_clearance_original"`;

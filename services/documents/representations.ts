@@ -14,6 +14,8 @@ import type { Document } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { pdfCopyOf } from './pdf-copy.ts';
 import { RENDER_TASKS } from './render.tasks.ts';
+import { originalOf } from './originals.ts';
+import { partBytes } from './receipts.ts';
 import { STAMP_TASKS, type Stamped } from './stamp.tasks.ts';
 import type { DocsThis } from './service-state.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
@@ -24,10 +26,11 @@ const load = (ctx: Context<{ id: string }>): Promise<Document> => findDocument(e
 
 export async function original(ctx: Context<{ id: string }>): Promise<Buffer> {
   const doc = await load(ctx);
+  const bytes = await originalOf(ctx.broker, doc);
   const meta = ctx.meta as ResponseMeta;
   meta.$responseType = doc.originalContentType ?? 'application/octet-stream';
   if (doc.originalFilename) meta.$responseHeaders = { 'Content-Disposition': `attachment; filename="${doc.originalFilename.replace(/["\\\r\n]/g, '_')}"` };
-  return Buffer.from(doc.originalContent ?? Buffer.alloc(0));
+  return bytes ?? Buffer.alloc(0);
 }
 
 export async function xml(ctx: Context<{ id: string }>): Promise<string> {
@@ -50,7 +53,7 @@ export async function clearancePart(ctx: Context<{ id: string; part: 'receipt' |
   const meta = ctx.meta as ResponseMeta;
   meta.$responseType = part.contentType;
   if (part.filename) meta.$responseHeaders = { 'Content-Disposition': `attachment; filename="${part.filename.replace(/["\\\r\n]/g, '_')}"` };
-  return Buffer.from(part.content, 'base64');
+  return partBytes(ctx.broker, doc, part.content);
 }
 
 /** The invoice a document states, for the renderings: a billing document with its canonical model. */
@@ -124,7 +127,7 @@ export async function pdf(this: DocsThis, ctx: Context<{ id: string }>): Promise
   const meta = ctx.meta as ResponseMeta;
   const delivered = doc.outputFormat === 'factur-x' && doc.outputContent ? Buffer.from(doc.outputContent) : undefined;
   const copy = doc.hasPdf || delivered ? null : doc.pdfCopy ? pdfCopyOf(doc.normalized) : null;
-  let bytes = doc.hasPdf ? Buffer.from(doc.originalContent ?? Buffer.alloc(0)) : delivered ?? copy?.content;
+  let bytes = doc.hasPdf ? (await originalOf(ctx.broker, doc)) ?? Buffer.alloc(0) : delivered ?? copy?.content;
   if (!bytes) {
     // Nothing carries a PDF: the invoice drawn (404 when the document is no structured invoice).
     const canonical = canonicalOf(doc);

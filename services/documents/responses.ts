@@ -12,6 +12,7 @@ import type { LifecycleResponse, RespondResult } from '../../adapters/sdk/index.
 import { followUpCallOptions, type FollowUpHandler } from './follow-ups.ts';
 import { cdarReportOf } from './compliance-reports.ts';
 import { isFrenchReform } from './reform.ts';
+import { evidenceForConnector } from './receipts.ts';
 
 /** The buyer's move passed back to the sender through the connector it came by (capability `respond`). */
 export const respondToSender: FollowUpHandler = async function (this: Service, doc, entry, index, attempts, now) {
@@ -33,7 +34,7 @@ export const respondToSender: FollowUpHandler = async function (this: Service, d
       documentId: doc.id, type: doc.type, number: doc.number ?? null, issueDate: doc.issueDate ?? null,
       sender: { peppolId: doc.senderPeppolId ?? null, name: doc.senderName ?? null },
       recipient: { peppolId: doc.receiverPeppolId ?? null, name: doc.receiverName ?? null, organizationId: doc.organizationId, companyId: doc.companyId },
-      evidence: doc.evidence ?? null,
+      evidence: await evidenceForConnector(this.broker, doc),
     },
     ...(statusMessage ? { statusMessage } : {}),
   };

@@ -27,6 +27,7 @@ import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor } from './lifecycle-steps.ts';
 import { pdfCopyOf } from './pdf-copy.ts';
+import { storeOriginal } from './originals.ts';
 import { documentView, recordedFormat } from './document-views.ts';
 import { asDomainError, duplicate, issue, missing, pure, validationFailed } from './document-errors.ts';
 import { DELIVER_JOB } from './delivery.ts';
@@ -358,6 +359,8 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
 
   const clock = await companyClock(em, company.id);
   const now = clock.now();
+  // The legal record goes to the artefact store before the transaction opens (originals.ts).
+  const originalSha256 = await storeOriginal(this.broker, { organizationId: auth.organizationId, livemode: auth.livemode, country: company.country ?? null, storedAt: now, bytes: artefact.original, contentType: artefact.originalContentType });
   const metadata = p.metadata ? { ...p.metadata } : null;
   const routing = resolved?.parsed.recipientRouting;
   const finalMetadata = routing ? { ...(metadata ?? {}), recipientRouting: { ...routing } } : metadata;
@@ -408,7 +411,8 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
         sentAt: null,
         deliveredAt: null,
         counterpartId: null,
-        originalContent: artefact.original,
+        originalSha256,
+        originalContent: null,
         originalContentType: artefact.originalContentType,
         originalFilename: artefact.filename,
         fileId: artefact.fileId,

@@ -6,10 +6,18 @@ import type { Context } from 'moleculer';
 import { emOf } from '../../mixins/orm.mixin.ts';
 import { DELIVER_JOB } from './delivery.ts';
 import { FOLLOW_UP_JOB } from './follow-ups.ts';
+import { purgeArtefacts } from './originals.ts';
+import { receiptHashes } from './receipts.ts';
+import type { ClearanceRecord } from './document.entity.ts';
+import type { ExchangeEvidence } from '../../adapters/sdk/index.ts';
 import type { DocumentUsage } from './documents.contract.ts';
 
+/**
+ * Test documents are no legal record: their rows go, and then their originals no other test
+ * document names, through the artefact store (which would refuse anything still retained).
+ */
 export async function resetSandboxDocuments(ctx: Context<{ organizationId: string; companyId?: string }>): Promise<{ documents: number; scheduledJobs: number }> {
-  return emOf(ctx).transactional(async (tx) => {
+  const { deleted, originals } = await emOf(ctx).transactional(async (tx) => {
     const { organizationId, companyId } = ctx.params;
     const where = `organization_id = ? and not livemode${companyId ? ' and company_id = ?' : ''}`;
     const args = companyId ? [organizationId, companyId] : [organizationId];
@@ -18,9 +26,13 @@ export async function resetSandboxDocuments(ctx: Context<{ organizationId: strin
     const jobs = await tx.execute<{ affectedRows?: number }>(
       `delete from scheduled_jobs where (kind = ? and ref in (${sandboxDocuments})) or (kind = ? and split_part(ref, ':', 1) in (${sandboxDocuments}))`,
       [DELIVER_JOB, ...args, FOLLOW_UP_JOB, ...args], 'run');
-    const docs = await tx.execute<{ affectedRows?: number }>(`delete from documents where ${where}`, args, 'run');
-    return { documents: docs.affectedRows ?? 0, scheduledJobs: jobs.affectedRows ?? 0 };
+    const docs = await tx.execute<Array<{ original_sha256: string | null; clearance: ClearanceRecord | null; evidence: ExchangeEvidence | null }>>(`delete from documents where ${where} returning original_sha256, clearance, evidence`, args, 'all');
+    return { deleted: { documents: docs.length, scheduledJobs: jobs.affectedRows ?? 0 }, originals: docs.flatMap((d) => [...(d.original_sha256 ? [d.original_sha256] : []), ...receiptHashes(d.clearance, d.evidence)]) };
   });
+  // After the commit: the store may be remote, and no transaction waits on it.
+  const purged = await purgeArtefacts(ctx.broker, emOf(ctx), { organizationId: ctx.params.organizationId, livemode: false }, originals);
+  if (purged.kept.length) ctx.broker.logger.warn(`sandbox reset of ${ctx.params.organizationId}: ${purged.kept.length} original(s) left in the artefact store (${purged.kept[0]!.reason})`);
+  return deleted;
 }
 
 interface UsageRow { company_id: string; direction: 'outgoing' | 'incoming'; type: string; status: string; delivery_status: string; invalid: boolean; n: string }

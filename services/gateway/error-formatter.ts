@@ -57,6 +57,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; type: string; desc
   DOCUMENT_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'Document unknown or not visible to the caller' },
   ROUTE_NOT_FOUND: { status: 404, type: 'not_found_error', description: 'No such endpoint' },
   METHOD_NOT_ALLOWED: { status: 405, type: 'invalid_request_error', description: 'The endpoint does not accept this method' },
+  RETENTION_PERIOD_ACTIVE: { status: 409, type: 'conflict_error', description: 'The artefact is under statutory retention (10 years Italy, 6 years France, per country); retainUntil says until when' },
   COMPANY_EXISTS: { status: 409, type: 'conflict_error', description: 'VAT already registered by the organization' },
   LIMIT_EXCEEDED: { status: 409, type: 'conflict_error', description: 'The organization already holds the most live credentials of this kind (API keys, integrations) its configuration allows; revoke one first' },
   DOMAIN_IN_USE: { status: 409, type: 'conflict_error', description: 'Another organization already serves this custom domain' },

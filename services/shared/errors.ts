@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   'WHITE_LABEL_ONLY',
   'RESOURCE_NOT_FOUND', 'COMPANY_NOT_FOUND', 'DOCUMENT_NOT_FOUND', 'ROUTE_NOT_FOUND', 'METHOD_NOT_ALLOWED',
   'COMPANY_EXISTS', 'LIMIT_EXCEEDED',
+  // Ours: an archived artefact (original, receipt) whose statutory retention has not ended (services/shared/artefacts).
+  'RETENTION_PERIOD_ACTIVE',
   // Ours: a white-label custom domain another organization already serves.
   'DOMAIN_IN_USE', 'DUPLICATE_DOCUMENT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_BODY_MISMATCH', 'INVALID_TRANSITION',
   // Ours (spec: 409 portability): a mandate missing a decree item; a mandate signature already recorded.

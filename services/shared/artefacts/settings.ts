@@ -1,0 +1,51 @@
+/**
+ * Which artefact store a process uses, from the environment: PostgreSQL unless
+ * EINV_ARTEFACTS_S3_BUCKET names a bucket of an S3-compatible store.
+ *
+ * | Variable | Meaning |
+ * | --- | --- |
+ * | EINV_ARTEFACTS_S3_BUCKET | bucket; set: new artefacts go to the object store |
+ * | EINV_ARTEFACTS_S3_ENDPOINT | the store's URL (unset: AWS S3 of the region) |
+ * | EINV_ARTEFACTS_S3_REGION | region (default us-east-1) |
+ * | EINV_ARTEFACTS_S3_ACCESS_KEY_ID, EINV_ARTEFACTS_S3_SECRET_ACCESS_KEY | credentials (unset: the AWS SDK's own chain, AWS_* variables, instance roles) |
+ * | EINV_ARTEFACTS_S3_FORCE_PATH_STYLE | `true`/`false` (default true when an endpoint is set: MinIO and most self-hosted stores) |
+ * | EINV_ARTEFACTS_S3_PREFIX | prepended to every key |
+ * | EINV_ARTEFACTS_S3_TIMEOUT_MS | per request (default 30000; connect 5000) |
+ * | EINV_ARTEFACTS_RETENTION, EINV_ARTEFACTS_RETENTION_DEFAULT_YEARS | retention per country (retention.ts) |
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Artefacts } from './artefacts.ts';
+import { PgBlobBackend } from './pg-blob-backend.ts';
+import { S3BlobBackend, type S3Settings } from './s3-blob-backend.ts';
+
+export function s3SettingsFromEnv(env: NodeJS.ProcessEnv = process.env): S3Settings | undefined {
+  const value = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const bucket = value('EINV_ARTEFACTS_S3_BUCKET');
+  if (!bucket) return undefined;
+  const endpoint = value('EINV_ARTEFACTS_S3_ENDPOINT');
+  if (endpoint !== undefined && !/^https?:\/\/[^/]/.test(endpoint)) throw new Error(`EINV_ARTEFACTS_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  const pathStyle = value('EINV_ARTEFACTS_S3_FORCE_PATH_STYLE');
+  if (pathStyle !== undefined && pathStyle !== 'true' && pathStyle !== 'false') throw new Error(`EINV_ARTEFACTS_S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}"`);
+  const accessKeyId = value('EINV_ARTEFACTS_S3_ACCESS_KEY_ID');
+  const secretAccessKey = value('EINV_ARTEFACTS_S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new Error('EINV_ARTEFACTS_S3_ACCESS_KEY_ID and EINV_ARTEFACTS_S3_SECRET_ACCESS_KEY go together: set both or neither');
+  const timeout = Number(value('EINV_ARTEFACTS_S3_TIMEOUT_MS') ?? 30_000);
+  if (!Number.isInteger(timeout) || timeout < 100) throw new Error('EINV_ARTEFACTS_S3_TIMEOUT_MS must be an integer of at least 100');
+  return {
+    endpoint, bucket, region: value('EINV_ARTEFACTS_S3_REGION') ?? 'us-east-1', accessKeyId, secretAccessKey,
+    forcePathStyle: pathStyle === undefined ? endpoint !== undefined : pathStyle === 'true',
+    prefix: value('EINV_ARTEFACTS_S3_PREFIX') ?? '',
+    connectTimeoutMs: Math.min(5_000, timeout), requestTimeoutMs: timeout,
+  };
+}
+
+/**
+ * The store for a process: new bytes to the object store when one is configured, else to
+ * PostgreSQL; PostgreSQL stays readable either way (artefacts stored before an object store was
+ * configured are read there until `scripts/artefacts-migrate.ts` moves them).
+ */
+export function artefactsFromEnv(em: EntityManager, env: NodeJS.ProcessEnv = process.env): Artefacts {
+  const pg = new PgBlobBackend(em);
+  const s3 = s3SettingsFromEnv(env);
+  return s3 ? new Artefacts(em, new S3BlobBackend(s3), [pg]) : new Artefacts(em, pg);
+}
