@@ -57,3 +57,8 @@ export type { Fa3Options } from './ksef-fa3/from-canonical.ts';
 export { FA3_NS, FA3_FORM_CODE, isValidNip, nipOf } from './ksef-fa3/codes.ts';
 export { fa3ToCanonical, fa3TreeToCanonical } from './ksef-fa3/to-canonical.ts';
 export type { Fa3Parsed } from './ksef-fa3/to-canonical.ts';
+export { purchaseOrderFromJson } from './ubl-order/from-json.ts';
+export { purchaseOrderToUbl } from './ubl-order/to-ubl.ts';
+export { ublToPurchaseOrder, detectUblOrder } from './ubl-order/from-ubl.ts';
+export { ORDER_CUSTOMIZATION_ID, ORDER_PROFILE_ID, UBL_ORDER_NS, MAX_ORDER_LINES } from './ubl-order/model.ts';
+export type { PurchaseOrder, OrderLine, OrderParty, OrderAddress, OrderContact, OrderDelivery, OrderTotals } from './ubl-order/model.ts';
