@@ -26,6 +26,7 @@ import PlatformService from './platform/platform.service.ts';
 import StatsService from './stats/stats.service.ts';
 import PaymentsService from './payments/payments.service.ts';
 import CategorizationService from './categorization/categorization.service.ts';
+import OrdersService from './orders/orders.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -73,6 +74,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   payments: { schema: PaymentsService, database: true },
   // Tag groups, tags on documents, companies and partners, and tag suggestions learned from the organization's history.
   categorization: { schema: CategorizationService, database: true },
+  // Purchase orders (Peppol BIS Order 3.0) created and read over the documents service; no tables of its own.
+  orders: { schema: OrdersService, database: false },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -111,6 +111,8 @@ const TAGS: Record<string, string> = {
   Compliance: 'The e-invoicing mandate of each country (models, formats, platforms, dated phases) and what this deployment supports for it',
   Payments: 'Payments recorded against documents, the balance due, companies\' bank accounts and payment terms, and the ISO 20022 pain.001 credit-transfer export',
   Categorization: 'Tag groups and tags on documents, companies and partners, with suggestions learned from the organization\'s own tagging',
+  'Purchase orders': 'Purchase orders created from JSON and sent as Peppol BIS Order 3.0 (UBL 2.1 Order), and the ones received, read back as purchase orders; payments are recorded against them',
+  PunchOut: 'cXML 1.2 PunchOut from the buyer side: open a shopping session at a supplier catalog (PunchOutSetupRequest), and the cart-return callback turning the returned cart (PunchOutOrderMessage) into a purchase order',
   'Peppol reporting': 'The monthly Transaction Statistics Report and End User Statistics Report of this access point (operator only)',
 };
 
