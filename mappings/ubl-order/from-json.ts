@@ -28,7 +28,11 @@ function isCalendarDate(s: string): boolean {
 }
 
 class Reader {
-  constructor(readonly issues: IssueCollector) {}
+  readonly issues: IssueCollector;
+
+  constructor(issues: IssueCollector) {
+    this.issues = issues;
+  }
 
   fail(code: MappingErrorCode, field: string, rule: string, message: string): undefined {
     this.issues.add(code, field, rule, message);
