@@ -62,3 +62,5 @@ export { purchaseOrderToUbl } from './ubl-order/to-ubl.ts';
 export { ublToPurchaseOrder, detectUblOrder } from './ubl-order/from-ubl.ts';
 export { ORDER_CUSTOMIZATION_ID, ORDER_PROFILE_ID, UBL_ORDER_NS, MAX_ORDER_LINES } from './ubl-order/model.ts';
 export type { PurchaseOrder, OrderLine, OrderParty, OrderAddress, OrderContact, OrderDelivery, OrderTotals } from './ubl-order/model.ts';
+export { buildPunchOutSetupRequest, readPunchOutSetupResponse, readPunchOutOrderMessage, cartPostXml, cartToPurchaseOrderDocument, readCxml, CXML_DTD, MAX_CXML_BYTES, MAX_CART_ITEMS } from './cxml/punchout.ts';
+export type { PunchOutSetupRequestInput, PunchOutSetupResponse, PunchOutCart, CartItem, CxmlCredential } from './cxml/punchout.ts';
