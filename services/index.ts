@@ -27,6 +27,7 @@ import StatsService from './stats/stats.service.ts';
 import PaymentsService from './payments/payments.service.ts';
 import CategorizationService from './categorization/categorization.service.ts';
 import OrdersService from './orders/orders.service.ts';
+import PunchOutService from './punchout/punchout.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -76,6 +77,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   categorization: { schema: CategorizationService, database: true },
   // Purchase orders (Peppol BIS Order 3.0) created and read over the documents service; no tables of its own.
   orders: { schema: OrdersService, database: false },
+  // cXML PunchOut (buyer side): sessions at suppliers' catalogs, the returned cart made a purchase order.
+  punchout: { schema: PunchOutService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -28,6 +28,7 @@ import * as stats from '../stats/stats.contract.ts';
 import * as payments from '../payments/payments.contract.ts';
 import * as categorization from '../categorization/categorization.contract.ts';
 import * as orders from '../orders/orders.contract.ts';
+import * as punchout from '../punchout/punchout.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -35,6 +36,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, orders].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, orders, punchout].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   tagGroup: 'tgrp',
   tag: 'tag',
   tagging: 'tgd',
+  punchoutSession: 'pos',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -22,5 +22,6 @@ import { PeppolReportSubmission } from '../../reporting/report-submission.entity
 import { Payment } from '../../payments/payment.entity.ts';
 import { PaymentProfile } from '../../payments/payment-profile.entity.ts';
 import { TagGroup, Tag, Tagging } from '../../categorization/tag.entity.ts';
+import { PunchOutSession } from '../../punchout/punchout-session.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, AgentAuthorization, HandoffToken, Document, Partner, PeppolReportSubmission, Payment, PaymentProfile, TagGroup, Tag, Tagging];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, AgentAuthorization, HandoffToken, Document, Partner, PeppolReportSubmission, Payment, PaymentProfile, TagGroup, Tag, Tagging, PunchOutSession];
