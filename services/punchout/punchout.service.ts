@@ -113,7 +113,8 @@ const PunchOutService: ServiceSchema = {
 
     returnCart: implement(contract.returnCart, async (ctx) => {
       const p = ctx.params;
-      if (!p.file?.content) throw new DomainError('MISSING_FIELD', 'The cart post is empty: send the PunchOutOrderMessage (form field cxml-urlencoded or cxml-base64, or the XML)', { details: [{ field: 'body', rule: 'required', message: 'empty body' }] });
+      // A JSON body reaches here without `file`: it is no cart either.
+      if (!p.file?.content) throw new DomainError('MISSING_FIELD', 'No cart in this post: send the PunchOutOrderMessage as the form field cxml-urlencoded or cxml-base64 (application/x-www-form-urlencoded), or as the XML body (text/xml)', { details: [{ field: 'body', rule: 'required', message: 'no cXML PunchOutOrderMessage' }] });
       const body = decodeBase64Field(p.file.content, 'body');
       let cart: ReturnType<typeof readPunchOutOrderMessage>;
       try {
