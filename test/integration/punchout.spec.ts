@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { freePort } from '../support/servers.ts';
+import { makeLive } from '../support/live-key.ts';
 import { readBody } from '../support/peppol-network.ts';
 import { readCxml, CXML_DTD } from '../../mappings/index.ts';
 import { kid, txt, type XEl } from '../../mappings/xml/tree.ts';
@@ -202,6 +203,20 @@ describe('refused setups', () => {
     if (typeof extra.catalogUrl === 'string') extra.catalogUrl = extra.catalogUrl.replace('CATALOG', catalog.url);
     if (extra.credentials) extra.credentials = { fromIdentity: 'b', ...(extra.credentials as object) };
     expectEnvelope(await openAtCatalog(extra), status, code);
+  });
+
+  it('a live session needs an HTTPS catalog on a public address (no request to a private one)', async () => {
+    const live = await bootstrap(t.baseUrl, { label: 'punch-live' });
+    await makeLive(t.databaseUrl, live.apiKey);
+    const before = catalog.setups.length;
+    const openLive = (catalogUrl: string) => api(t.baseUrl, 'POST', '/v1/punchout/sessions', { key: live.apiKey, body: { catalogUrl, supplier: { name: 'S', peppolId: supplier.company.peppolId } } });
+    const plain = await openLive(`${catalog.url}/punchout/setup`);
+    expectEnvelope(plain, 400, 'INVALID_REQUEST');
+    expect(plain.body.error.message).toContain('HTTPS');
+    const loopback = await openLive('https://127.0.0.1:1/punchout/setup');
+    expectEnvelope(loopback, 400, 'INVALID_REQUEST');
+    expect(loopback.body.error.details[0]).toMatchObject({ field: 'catalogUrl', rule: 'publicAddress' });
+    expect(catalog.setups.length).toBe(before);
   });
 
   it('without a key: 401', async () => {
