@@ -74,3 +74,10 @@ export {
 export type { PortabilityState, PortabilityStatusCode, PortabilityMessageType, DirectionRole, PortabilityCsvFields, PortabilityCsvRecord, ParsedPortabilitySubject } from './portability/index.ts';
 export { documentFlow, lifecycleFlows, lifecycleFlowId, storedFlowInfo, FLOW_SYNTAXES, FLOW_PROFILES, FLOW_TYPES, FLOW_DIRECTIONS, FLOW_PROCESSING_RULES, ACK_STATUSES } from './afnor/flow.ts';
 export type { Flow, FlowDocument, FlowLifecycle, FlowInfo, FlowSyntax, FlowType, FlowDirection, AckStatus } from './afnor/flow.ts';
+export { purchaseOrderFromJson } from './ubl-order/from-json.ts';
+export { purchaseOrderToUbl } from './ubl-order/to-ubl.ts';
+export { ublToPurchaseOrder, detectUblOrder } from './ubl-order/from-ubl.ts';
+export { ORDER_CUSTOMIZATION_ID, ORDER_PROFILE_ID, UBL_ORDER_NS, MAX_ORDER_LINES } from './ubl-order/model.ts';
+export type { PurchaseOrder, OrderLine, OrderParty, OrderAddress, OrderContact, OrderDelivery, OrderTotals } from './ubl-order/model.ts';
+export { buildPunchOutSetupRequest, readPunchOutSetupResponse, readPunchOutOrderMessage, cartPostXml, cartToPurchaseOrderDocument, readCxml, CXML_DTD, MAX_CXML_BYTES, MAX_CART_ITEMS } from './cxml/punchout.ts';
+export type { PunchOutSetupRequestInput, PunchOutSetupResponse, PunchOutCart, CartItem, CxmlCredential } from './cxml/punchout.ts';

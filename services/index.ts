@@ -30,6 +30,8 @@ import GeneratorService from './generator/generator.service.ts';
 import MailService from './mail/mail.service.ts';
 import PortabilityMessagesService from './portability-messages/portability-messages.service.ts';
 import PortabilityService from './portability/portability.service.ts';
+import OrdersService from './orders/orders.service.ts';
+import PunchOutService from './punchout/punchout.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -85,6 +87,10 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   'portability-messages': { schema: PortabilityMessagesService, database: true },
   // France, change of approved platform: requests with their evidence chain and legal clocks, mandate signatures, routing switches, the annuaire.
   portability: { schema: PortabilityService, database: true },
+  // Purchase orders (Peppol BIS Order 3.0) created and read over the documents service; no tables of its own.
+  orders: { schema: OrdersService, database: false },
+  // cXML PunchOut (buyer side): sessions at suppliers' catalogs, the returned cart made a purchase order.
+  punchout: { schema: PunchOutService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

@@ -5,7 +5,7 @@
  * document translated to the canonical model. Pure; failures come back as values (only a message
  * would survive a throw across the worker boundary).
  */
-import { ublToCanonical } from '../../mappings/index.ts';
+import { detectUblOrder, ublToCanonical, ublToPurchaseOrder } from '../../mappings/index.ts';
 import { buildSbd, readSbd, sbdhFor, SbdhError, type SbdhHeader } from '../../mappings/peppol/sbdh.ts';
 import { As4Error } from '../peppol-kit/as4/ebms.ts';
 import { gunzipPayload, gzipPayload } from '../peppol-kit/as4/payload.ts';
@@ -49,6 +49,7 @@ export interface ReceivedDocument {
   /** The business document, as its own XML text. */
   document: string;
   number: string | null;
+  /** The sender's name: the seller of an invoice, the buyer of a purchase order. */
   sellerName: string | null;
   normalized?: Record<string, unknown>;
 }
@@ -68,6 +69,11 @@ export function readPeppolPayload(compressedSbd: Uint8Array, maxBytes: number): 
     return { ok: false, code: 'EBMS:0004', message: err instanceof SbdhError ? `the SBDH is invalid (${err.code}): ${err.message}` : `the SBDH cannot be read: ${(err as Error).message}` };
   }
   try {
+    if (detectUblOrder(read.document)) {
+      // A purchase order (BIS Order 3.0) reads as the API's purchase order; its sender is the buyer.
+      const order = ublToPurchaseOrder(read.document);
+      return { ok: true, header: read.header, document: read.document, number: order.number || null, sellerName: order.buyer.name || null, normalized: order as unknown as Record<string, unknown> };
+    }
     const { canonical } = ublToCanonical(read.document);
     return { ok: true, header: read.header, document: read.document, number: canonical.number ?? null, sellerName: canonical.seller.name ?? null, normalized: canonical as unknown as Record<string, unknown> };
   } catch {

@@ -8,7 +8,7 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { ConnectorError, type ConnectorHost, type OutboundMessage, type SendResult } from '../sdk/index.ts';
-import { BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME } from '../../mappings/identifiers/peppol-network.ts';
+import { DOCUMENT_SCHEME, PARTICIPANT_SCHEME, peppolDocumentTypeOf } from '../../mappings/identifiers/peppol-network.ts';
 import { checkApCertificate } from '../peppol-kit/pki.ts';
 import { as4EndpointOf } from '../peppol-kit/recipients.ts';
 import { As4Error, EBMS_ERRORS, isEbmsCode } from '../peppol-kit/as4/ebms.ts';
@@ -129,24 +129,27 @@ export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost)
   if (message.livemode !== ap.livemode) throw ConnectorError.permanent('NETWORK_MODE_MISMATCH', `this access point is on the Peppol ${ap.livemode ? 'production' : 'test'} network; the document was sent with a ${message.livemode ? 'live' : 'test'} key`);
   const recipient = message.recipient.peppolId;
   if (!recipient) throw ConnectorError.permanent('RECIPIENT_NOT_FOUND', 'the recipient has no Peppol participant id');
-  const documentTypeId = BILLING_DOCUMENT_TYPES[message.type as keyof typeof BILLING_DOCUMENT_TYPES];
-  if (!documentTypeId) throw ConnectorError.permanent('UNSUPPORTED_DOCUMENT_TYPE', `Peppol BIS Billing carries invoices and credit notes, not ${message.type}`);
+  const peppolType = peppolDocumentTypeOf(message.type);
+  if (!peppolType) throw ConnectorError.permanent('UNSUPPORTED_DOCUMENT_TYPE', `Peppol carries invoices, credit notes (BIS Billing) and purchase orders (BIS Order) here, not ${message.type}`);
+  const { documentTypeId, process } = peppolType;
   const xml = message.payload.xml;
-  if (!xml || !(message.payload.syntax ?? 'ubl').startsWith('ubl')) throw ConnectorError.permanent('UNSUPPORTED_SYNTAX', 'Peppol BIS Billing is UBL 2.1: the document has no UBL form');
+  if (!xml || !(message.payload.syntax ?? 'ubl').startsWith('ubl')) throw ConnectorError.permanent('UNSUPPORTED_SYNTAX', `Peppol BIS is UBL 2.1: this ${message.type} has no UBL form${message.type === 'purchase-order' ? ' (create it with POST /v1/purchase-orders, or send its UBL Order as format=ubl-xml)' : ''}`);
   if (!message.sender.peppolId) throw ConnectorError.permanent('SBDH_ERROR', 'the sending company has no Peppol participant id');
 
   const dest = await destinationOf(host, ap, recipient, documentTypeId, message.type);
-  const seller = (message.payload.normalized as { seller?: { address?: { country?: string } } } | undefined)?.seller;
+  // COUNTRY_C1 is the sender's country: the seller of an invoice, the buyer of an order.
+  const normalized = message.payload.normalized as { seller?: { address?: { country?: string } }; buyer?: { address?: { country?: string } } } | undefined;
+  const issuer = message.type === 'purchase-order' ? normalized?.buyer : normalized?.seller;
   const envelope: EnvelopeInput = {
-    documentXml: xml, sender: message.sender.peppolId, receiver: recipient, documentTypeId, processId: BILLING_PROCESS.value,
-    ...(seller?.address?.country ? { countryC1: seller.address.country } : {}), countryC1Fallback: String(host.config.countryC1 ?? ''),
+    documentXml: xml, sender: message.sender.peppolId, receiver: recipient, documentTypeId, processId: process.value,
+    ...(issuer?.address?.country ? { countryC1: issuer.address.country } : {}), countryC1Fallback: String(host.config.countryC1 ?? ''),
     instanceIdentifier: message.documentId, now: host.clock.now().toISOString(),
   };
   const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [envelope], xml.length);
   if (!wrapped.ok) throw ConnectorError.permanent(wrapped.code, wrapped.message);
   return exchangeWith(host, ap, dest, {
     messageId: messageIdOf(message.documentId), conversationId: message.documentId, instanceIdentifier: message.documentId,
-    originalSender: message.sender.peppolId, documentTypeId, process: BILLING_PROCESS, compressedSbd: wrapped.compressedSbd,
+    originalSender: message.sender.peppolId, documentTypeId, process, compressedSbd: wrapped.compressedSbd,
     payloadSha256: createHash('sha256').update(xml).digest('hex'),
   });
 }

@@ -7,7 +7,7 @@
  * the service `adapter.peppol-as4` (scale it alone with SERVICES=adapter.peppol-as4).
  */
 import { CONNECTOR_API_VERSION, type CheckRequest, type CheckResult, type Connector, type ConnectorHealth, type ConnectorHost } from '../sdk/index.ts';
-import { BILLING_DOCUMENT_TYPES } from '../../mappings/identifiers/peppol-network.ts';
+import { PEPPOL_DOCUMENT_TYPES } from '../../mappings/identifiers/peppol-network.ts';
 import { checkRecipient, DISCOVERY_OPTIONS } from '../peppol-kit/recipients.ts';
 import { accessPointOf } from './access-point.ts';
 import { sendOverAs4 } from './outbound.ts';
@@ -36,11 +36,11 @@ const peppolAs4 = {
     version: '1.0.0',
     apiVersion: CONNECTOR_API_VERSION,
     name: 'Peppol access point (AS4)',
-    description: 'Sends and receives Peppol BIS Billing documents as a Peppol AS4 access point: SML/SMP discovery, WS-Security signing and encryption, signed receipts, Message Level Status and Invoice Responses',
+    description: 'Sends and receives Peppol BIS Billing documents and BIS Order 3.0 purchase orders as a Peppol AS4 access point: SML/SMP discovery, WS-Security signing and encryption, signed receipts, Message Level Status and Invoice Responses',
     // Which one a deployment serves is its PKI's: production takes live keys, the test network test keys.
     modes: ['test', 'live'],
     countries: ['*'],
-    documentTypes: Object.keys(BILLING_DOCUMENT_TYPES),
+    documentTypes: Object.keys(PEPPOL_DOCUMENT_TYPES),
     capabilities: { send: true, pushReceive: true, pollReceive: false, status: false, report: true, discover: true, registry: false, probe: true, respond: true },
     network: 'peppol',
     options: {

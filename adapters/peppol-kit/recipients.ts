@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { ConnectorError, type CheckRequest, type CheckResult, type ConnectorHost, type ConnectorOption } from '../sdk/index.ts';
-import { AS4_TRANSPORT_PROFILE, BILLING_DOCUMENT_TYPES, SML_ZONES, apiTypeOfDocumentId } from '../../mappings/identifiers/peppol-network.ts';
+import { AS4_TRANSPORT_PROFILE, SML_ZONES, apiTypeOfDocumentId, peppolDocumentTypeOf } from '../../mappings/identifiers/peppol-network.ts';
 import { DiscoveryClient, DiscoveryError, type Endpoint } from './discovery.ts';
 
 /** The options of discovery, as a connector manifest declares them. */
@@ -76,7 +76,7 @@ export async function as4EndpointOf(host: ConnectorHost, participantId: string, 
 /** The platform's `check`: is the participant on the network, and can it receive this document over AS4? */
 export async function checkRecipient(req: CheckRequest, host: ConnectorHost): Promise<CheckResult> {
   const participantId = req.recipient.peppolId;
-  const documentTypeId = BILLING_DOCUMENT_TYPES[req.documentType as keyof typeof BILLING_DOCUMENT_TYPES];
+  const documentTypeId = peppolDocumentTypeOf(req.documentType)?.documentTypeId;
   if (!participantId || !documentTypeId) return { known: false, canReceive: false, documentTypes: [] };
   const found = await as4EndpointOf(host, participantId, documentTypeId);
   if (!found.smpUrl) return { known: false, canReceive: false, documentTypes: [], peppolId: participantId };

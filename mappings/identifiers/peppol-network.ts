@@ -20,8 +20,23 @@ export const BILLING_DOCUMENT_TYPES = {
   'credit-note': 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1',
 } as const;
 
-/** The API document type a Peppol document type identifier carries (BIS Billing and PINT invoices and credit notes). */
-export function apiTypeOfDocumentId(documentTypeId: string): 'invoice' | 'credit-note' | undefined {
+/** Peppol BIS Order 3.0 (order only): the UBL 2.1 Order's document type and its process. */
+export const ORDER_DOCUMENT_TYPE_ID = 'urn:oasis:names:specification:ubl:schema:xsd:Order-2::Order##urn:fdc:peppol.eu:poacc:trns:order:3::2.1';
+export const ORDER_PROCESS = { scheme: 'cenbii-procid-ubl', value: 'urn:fdc:peppol.eu:poacc:bis:order_only:3' } as const;
+
+/** Every document type this platform carries over Peppol, by API document type. */
+export const PEPPOL_DOCUMENT_TYPES = { ...BILLING_DOCUMENT_TYPES, 'purchase-order': ORDER_DOCUMENT_TYPE_ID } as const;
+
+/** The Peppol document type id of an API document type, and the process it travels under; undefined when Peppol does not carry it here. */
+export function peppolDocumentTypeOf(type: string): { documentTypeId: string; process: { scheme: string; value: string } } | undefined {
+  if (type === 'purchase-order') return { documentTypeId: ORDER_DOCUMENT_TYPE_ID, process: ORDER_PROCESS };
+  const documentTypeId = BILLING_DOCUMENT_TYPES[type as keyof typeof BILLING_DOCUMENT_TYPES];
+  return documentTypeId ? { documentTypeId, process: BILLING_PROCESS } : undefined;
+}
+
+/** The API document type a Peppol document type identifier carries (BIS Billing and PINT invoices and credit notes, BIS Order 3.0 orders). */
+export function apiTypeOfDocumentId(documentTypeId: string): 'invoice' | 'credit-note' | 'purchase-order' | undefined {
+  if (documentTypeId === ORDER_DOCUMENT_TYPE_ID) return 'purchase-order';
   const root = documentTypeId.split('::')[1] ?? '';
   if (documentTypeId.startsWith('urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::') && root.startsWith('Invoice##')) return 'invoice';
   if (documentTypeId.startsWith('urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::') && root.startsWith('CreditNote##')) return 'credit-note';

@@ -44,6 +44,9 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
   const normalized = p.payload.normalized ?? null;
   const billing = BILLING_TYPES.has(p.type);
   const canonical = billing && normalized ? (normalized as unknown as CanonicalInvoice) : undefined;
+  // A purchase order's own headline facts (mappings/ubl-order): its total is what payments count against.
+  const order = p.type === 'purchase-order' && normalized ? (normalized as { issueDate?: unknown; currency?: unknown; totals?: { payable?: unknown } }) : undefined;
+  const orderTotal = typeof order?.totals?.payable === 'number' ? order.totals.payable.toFixed(2) : null;
   // Validated as it came, before any transaction opens (a remote call to the validation workers);
   // an invalid document is stored all the same: the verdict is recorded with it.
   const validation = billing && p.payload.xml ? await validationOf(ctx, p.payload.xml, p.payload.syntax, manifest.network) : null;
@@ -65,8 +68,9 @@ export async function receiveInbound(this: DocsThis, ctx: Context<InboundDocumen
         const doc = tx.create(Document, {
           id, organizationId: organization.id, companyId: p.recipient.companyId, livemode, direction: 'incoming', type: p.type, documentSubtype: null,
           format: p.payload.xml ? recordedFormat('auto', p.payload.syntax ?? 'ubl-2.1') : 'json',
-          number: p.number, issueDate: canonical?.issueDate ?? null, dueDate: canonical?.dueDate ?? null, currency: canonical?.currency ?? null,
-          totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? null, sellerKey: keys.sellerKey,
+          number: p.number, issueDate: canonical?.issueDate ?? (typeof order?.issueDate === 'string' && order.issueDate ? order.issueDate : null), dueDate: canonical?.dueDate ?? null,
+          currency: canonical?.currency ?? (typeof order?.currency === 'string' ? order.currency : null),
+          totalAmount: canonical?.totals?.taxInclusive ?? canonical?.totals?.payable ?? orderTotal, sellerKey: keys.sellerKey,
           senderPeppolId: p.sender.peppolId, senderName: p.sender.name, receiverPeppolId: p.recipient.peppolId, receiverName: p.recipient.name,
           recipient: { ...(p.recipient.peppolId ? { peppolId: p.recipient.peppolId } : {}), companyId: p.recipient.companyId, ...(p.recipient.name ? { name: p.recipient.name } : {}) },
           metadata: null, status: original ? 'duplicate' : 'received', lifecycleCode: null, lifecycle: [], deliveryStatus: 'received', connectorId: p.connectorId,

@@ -3,7 +3,7 @@
  * small inputs: the caller's document to the canonical model. Pure, plain data in and out (the
  * result crosses back as a structured clone, so it carries only what the send path keeps).
  */
-import { jsonToCanonical, canonicalToUbl, ublToCanonical, ciiToCanonical, ingestAuto, zugferd1DeliveryForm, type CanonicalInvoice, type DeliveryTarget } from '../../mappings/index.ts';
+import { jsonToCanonical, canonicalToUbl, ublToCanonical, ciiToCanonical, ingestAuto, zugferd1DeliveryForm, ublToPurchaseOrder, type CanonicalInvoice, type DeliveryTarget, type PurchaseOrder } from '../../mappings/index.ts';
 
 export const PARSE_TASKS = import.meta.url;
 
@@ -45,6 +45,11 @@ export function canonicalFromXml(format: 'ubl-xml' | 'cii-xml', bytes: Uint8Arra
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const parsed = format === 'ubl-xml' ? ublToCanonical(buf) : ciiToCanonical(buf);
   return { canonical: parsed.canonical, syntax: parsed.syntax === 'ubl-2.1' ? 'ubl-2.1' : 'cii-d16b' };
+}
+
+/** A purchase order sent as its UBL 2.1 Order (format=ubl-xml): the API's reading of it. */
+export function purchaseOrderFromXml(bytes: Uint8Array): PurchaseOrder {
+  return ublToPurchaseOrder(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
 /**

@@ -18,7 +18,7 @@ import { validate } from '../validation/validation.contract.ts';
 import { candidateConnectors, discoverRecipient, registeredManifests, verifyingConnectors } from '../connectors/adapters.contract.ts';
 import { companyOf, tenantDefaults } from '../tenancy/tenancy.contract.ts';
 import type { CheckResult, Participant } from '../../adapters/sdk/index.ts';
-import { rawDeposit, detectFormat, parseRecipient, countryOfPeppolId, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient } from '../../mappings/index.ts';
+import { rawDeposit, detectFormat, detectUblOrder, parseRecipient, countryOfPeppolId, withJsonLocations, type CanonicalInvoice, type DeliveryTarget, type ParsedRecipient, type PurchaseOrder } from '../../mappings/index.ts';
 import type { WorkerPool } from '../shared/worker-pool.ts';
 import { PARSE_TASKS, type JsonEnvelope, type ParsedForSend, type RenderedJson } from './parse.tasks.ts';
 import { RENDER_TASKS } from './render.tasks.ts';
@@ -126,6 +126,7 @@ async function buildArtefact(workers: WorkerPool, ctx: Context, p: FormattedSend
     case 'cii-xml': {
       if (!p.xml) throw missing('xml', `format=${p.format} needs \`xml\``);
       const bytes = Buffer.from(p.xml, 'utf8');
+      if (p.type === 'purchase-order') return purchaseOrderArtefact(workers, ctx, p.xml, bytes, destinationParams);
       const detected = detectFormat(bytes).format;
       const expected = p.format === 'ubl-xml' ? 'ubl' : 'cii';
       if (detected !== expected) {
@@ -211,6 +212,26 @@ function assertFacturXOutput(p: FormattedSend, resolved: Resolved | undefined, a
   if (artefact.hasPdf) refuse('outputFormat=factur-x: this deposit is a PDF already; it travels as it is');
   if (!resolved || !frenchRecipient(resolved)) refuse('outputFormat=factur-x is for French recipients (a French reception point or a French Peppol id such as 0009:<SIREN>)');
 }
+/**
+ * A purchase order as its UBL 2.1 Order (Peppol BIS Order 3.0): the schema judges it, the API's
+ * purchase order is its normalised JSON, its payable amount the total payments are counted against.
+ */
+async function purchaseOrderArtefact(workers: WorkerPool, ctx: Context, xml: string, bytes: Buffer, destinationParams: { country?: string; network?: 'peppol' }): Promise<Artefact> {
+  if (!detectUblOrder(bytes)) {
+    const msg = 'a purchase-order sent as ubl-xml must be a UBL 2.1 Order (namespace urn:oasis:names:specification:ubl:schema:xsd:Order-2)';
+    throw new DomainError('INVALID_REQUEST', msg, { details: [issue('xml', 'format', msg)] });
+  }
+  const result = await call(ctx, validate, { format: 'ubl-xml', xml, ...destinationParams });
+  if (!result.valid) throw validationFailed(result.findings);
+  const order = await parseOnWorkers<PurchaseOrder>(workers, 'purchaseOrderFromXml', [bytes], bytes.length);
+  return {
+    number: order.number || null, issueDate: order.issueDate || null, dueDate: null, currency: order.currency, totalAmount: money2(order.totals.payable),
+    sellerKey: null, original: bytes, originalContentType: 'application/xml', filename: null, xml, xmlSyntax: 'ubl-2.1',
+    normalized: order as unknown as Record<string, unknown>, hasPdf: false, storedFormat: null, fileId: null,
+  };
+}
+
+const money2 = (n: number): string => n.toFixed(2);
 
 interface Resolved {
   parsed: ParsedRecipient;
@@ -342,8 +363,9 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
   }
   const routed = p.format !== 'raw' && p.type !== 'event';
   if (routed && !p.to) throw missing('to', 'to is required for every type except event');
-  if (p.format !== 'json' && p.format !== 'raw' && !BILLING_TYPES.has(p.type)) {
-    throw new DomainError('INVALID_REQUEST', `format=${p.format} carries invoices, credit notes and debit notes; send a ${p.type} as json or raw`, { details: [issue('format', 'type', `format=${p.format} needs an invoice, credit-note or debit-note`)] });
+  // A purchase order also travels as its own UBL 2.1 Order (Peppol BIS Order 3.0).
+  if (p.format !== 'json' && p.format !== 'raw' && !BILLING_TYPES.has(p.type) && !(p.type === 'purchase-order' && p.format === 'ubl-xml')) {
+    throw new DomainError('INVALID_REQUEST', `format=${p.format} carries invoices, credit notes and debit notes (and purchase orders as ubl-xml); send a ${p.type} as json or raw`, { details: [issue('format', 'type', `format=${p.format} needs an invoice, credit-note or debit-note`)] });
   }
 
   const resolved = routed ? await resolveRecipient.call(this, ctx, p, auth, company.country ?? null) : undefined;

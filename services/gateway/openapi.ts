@@ -115,6 +115,8 @@ const TAGS: Record<string, string> = {
   Portability: 'France, change of approved platform: the taxpayer, migration requests with their legal clocks and evidence chain, the mandate\'s signature, the routing switch and the annuaire',
   Categorization: 'Tag groups and tags on documents, companies and partners, with suggestions learned from the organization\'s own tagging',
   'UBL generator (France)': 'French reform invoices (flux 2) written as UBL 2.1: SIREN and SIRET identifiers, 0225 directory addresses, billing framework, mandatory notes; judged by EN 16931 (or EXTENDED-CTC-FR) and BR-FR',
+  'Purchase orders': 'Purchase orders created from JSON and sent as Peppol BIS Order 3.0 (UBL 2.1 Order), and the ones received, read back as purchase orders; payments are recorded against them',
+  PunchOut: 'cXML 1.2 PunchOut from the buyer side: open a shopping session at a supplier catalog (PunchOutSetupRequest), and the cart-return callback turning the returned cart (PunchOutOrderMessage) into a purchase order',
   'Peppol reporting': 'The monthly Transaction Statistics Report and End User Statistics Report of this access point (operator only)',
 };
 

@@ -31,6 +31,8 @@ import * as categorization from '../categorization/categorization.contract.ts';
 import * as generator from '../generator/generator.contract.ts';
 import * as portabilityMessages from '../portability-messages/portability-messages.contract.ts';
 import * as portability from '../portability/portability.contract.ts';
+import * as orders from '../orders/orders.contract.ts';
+import * as punchout from '../punchout/punchout.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -38,6 +40,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, generator, portabilityMessages, portability, archive].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, generator, portabilityMessages, portability, archive, orders, punchout].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

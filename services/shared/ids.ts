@@ -32,6 +32,7 @@ export const ID_PREFIXES = {
   portabilityRequest: 'prq',
   portabilityFile: 'pfile',
   portabilityRouting: 'prt',
+  punchoutSession: 'pos',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

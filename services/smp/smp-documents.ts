@@ -11,15 +11,15 @@ import { CDAR_PEPPOL_DOCUMENT_TYPE_ID, FRANCE_REGULATED_PROCESS } from '../../ma
 import { create } from 'xmlbuilder2';
 import { SignedXml } from 'xml-crypto';
 import type { SmpKeys } from './smp-keys.ts';
-import { AS4_TRANSPORT_PROFILE, BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, PARTICIPANT_SCHEME, serviceMetadataUrl } from '../../mappings/identifiers/peppol-network.ts';
+import { AS4_TRANSPORT_PROFILE, BILLING_DOCUMENT_TYPES, BILLING_PROCESS, DOCUMENT_SCHEME, ORDER_DOCUMENT_TYPE_ID, ORDER_PROCESS, PARTICIPANT_SCHEME, serviceMetadataUrl } from '../../mappings/identifiers/peppol-network.ts';
 
 const SMP_NS = 'http://busdox.org/serviceMetadata/publishing/1.0/';
 const IDS_NS = 'http://busdox.org/transport/identifiers/1.0/';
 const WSA_NS = 'http://www.w3.org/2005/08/addressing';
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 
-/** What a registered company receives: Peppol BIS Billing 3.0 documents, and Invoice Responses to what it sent. */
-export const RECEIVED_DOCUMENT_TYPES: readonly string[] = [...Object.values(BILLING_DOCUMENT_TYPES), INVOICE_RESPONSE_DOCUMENT_TYPE_ID];
+/** What a registered company receives: Peppol BIS Billing 3.0 documents, Invoice Responses to what it sent, and Peppol BIS Order 3.0 purchase orders. */
+export const RECEIVED_DOCUMENT_TYPES: readonly string[] = [...Object.values(BILLING_DOCUMENT_TYPES), INVOICE_RESPONSE_DOCUMENT_TYPE_ID, ORDER_DOCUMENT_TYPE_ID];
 
 /** French participant schemes (SIRENE, SIRET, the French electronic address): they also receive the French lifecycle messages (CDAR). */
 const FRENCH_SCHEMES = ['0002:', '0009:', '0225:'];
@@ -37,6 +37,7 @@ export function processOf(documentTypeId: string): { scheme: string; value: stri
   if (documentTypeId === MLS_DOCUMENT_TYPE_ID) return MLS_PROCESS;
   if (documentTypeId === INVOICE_RESPONSE_DOCUMENT_TYPE_ID) return INVOICE_RESPONSE_PROCESS;
   if (documentTypeId === CDAR_PEPPOL_DOCUMENT_TYPE_ID) return FRANCE_REGULATED_PROCESS;
+  if (documentTypeId === ORDER_DOCUMENT_TYPE_ID) return ORDER_PROCESS;
   return BILLING_PROCESS;
 }
 

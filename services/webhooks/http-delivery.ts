@@ -3,7 +3,7 @@
  * followed (a 3xx is a failure), a timeout (spec: 20 s), and the spec's headers.
  */
 import { afnorSignature, signWebhookPayload, SIGNATURE_HEADER } from './signature.ts';
-import { privateTargetProblem } from './url-policy.ts';
+import { privateTargetProblem } from '../shared/url-policy.ts';
 import { WEBHOOK_USER_AGENT } from './webhooks.contract.ts';
 
 export interface AttemptTarget {

@@ -28,7 +28,7 @@ import { companyOf } from '../tenancy/tenancy.contract.ts';
 import { Webhook, type WebhookFormat } from './webhook.entity.ts';
 import { WebhookDelivery } from './delivery.entity.ts';
 import { generateWebhookSecret } from './signature.ts';
-import { privateTargetProblem, urlShapeProblem } from './url-policy.ts';
+import { privateTargetProblem, urlShapeProblem } from '../shared/url-policy.ts';
 import { attemptDelivery, type AttemptResult } from './http-delivery.ts';
 import { payloadFor, retryDelayAfter } from './fan-out.ts';
 import { flowFactsOf, flowPayload } from './afnor-flow-payload.ts';

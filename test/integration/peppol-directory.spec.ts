@@ -58,7 +58,7 @@ it('lists the Directory\'s matches with the document types we send, page by page
   expect(first.status).toBe(200);
   expect(first.body.data).toEqual([
     { peppolId: '9925:be0403170701', name: 'Acme Belgium', country: 'BE', documentTypes: ['invoice', 'credit-note'] },
-    { peppolId: '0088:5790000435951', name: 'Acme Nordic', country: 'DK', documentTypes: ['invoice'] },
+    { peppolId: '0088:5790000435951', name: 'Acme Nordic', country: 'DK', documentTypes: ['invoice', 'purchase-order'] },
   ]);
   expect(first.body.hasMore).toBe(true);
   expect(asked.at(-1)?.get('q')).toBe('acme');

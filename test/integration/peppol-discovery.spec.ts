@@ -68,7 +68,7 @@ it('resolves a participant through the SML zone and the SMP it names, then answe
 
   const first = await check(company.peppolId);
   expect(first).toEqual({
-    known: true, canReceive: true, documentTypes: ['invoice', 'credit-note'], peppolId: company.peppolId,
+    known: true, canReceive: true, documentTypes: ['invoice', 'credit-note', 'purchase-order'], peppolId: company.peppolId,
     endpoint: { url: expect.stringMatching(/\/connectors\/peppol-as4\/as4$/), transportProfile: 'peppol-transport-as4-v2_0', certificateSubject: expect.stringContaining('CN='), certificateNotAfter: expect.any(String) },
   });
 
@@ -88,7 +88,7 @@ it('POST /v1/directory/verify with a live key answers from the real lookup, with
   expect(first.status).toBe(200);
   expect(first.body).toMatchObject({
     peppolId: company.peppolId, registered: true, canReceive: true, network: 'peppol-discovery', cached: false,
-    documentTypes: ['invoice', 'credit-note'],
+    documentTypes: ['invoice', 'credit-note', 'purchase-order'],
     endpoint: { url: expect.stringMatching(/\/connectors\/peppol-as4\/as4$/), transportProfile: 'peppol-transport-as4-v2_0', certificateSubject: expect.stringContaining('CN=') },
   });
   const queries = sml.queries;

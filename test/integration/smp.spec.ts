@@ -42,8 +42,8 @@ it('publishes a registered company: service group, then signed metadata that ver
   const groupXml = await group.text();
   expect(groupXml).toContain(`<id:ParticipantIdentifier scheme="iso6523-actorid-upis">${company.peppolId}</id:ParticipantIdentifier>`);
   const hrefs = [...groupXml.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
-  // Invoices, credit notes, and Invoice Responses to what the company sent.
-  expect(hrefs).toHaveLength(3);
+  // Invoices, credit notes, Invoice Responses to what the company sent, and purchase orders (BIS Order 3.0).
+  expect(hrefs).toHaveLength(4);
   expect(hrefs[2]!.endsWith(`/services/${encodeURIComponent(`busdox-docid-qns::${INVOICE_RESPONSE_DOCUMENT_TYPE_ID}`)}`)).toBe(true);
   const responses = await (await get(`/smp/${pid(company.peppolId)}/services/${encodeURIComponent(`busdox-docid-qns::${INVOICE_RESPONSE_DOCUMENT_TYPE_ID}`)}`)).text();
   expect(responses).toContain(`<id:ProcessIdentifier scheme="cenbii-procid-ubl">${INVOICE_RESPONSE_PROFILE_ID}</id:ProcessIdentifier>`);

@@ -2136,6 +2136,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/purchase-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Purchase orders, newest first: the ones sent (`direction=outgoing`) and received (`incoming`); filters companyId, from/to (issue date). Rows are document records (number, parties, total, delivery status); GET /v1/purchase-orders/{id} gives the order
+         * @description Purchase orders, newest first: the ones sent (`direction=outgoing`) and received (`incoming`); filters companyId, from/to (issue date). Rows are document records (number, parties, total, delivery status); GET /v1/purchase-orders/{id} gives the order
+         */
+        get: operations["orders.list"];
+        put?: never;
+        /**
+         * Create and send a purchase order: the JSON is rendered as Peppol BIS Order 3.0 (UBL 2.1 Order, checked against its XSD) and sent to the supplier like any document (over Peppol under the order-only process). The buyer defaults to the acting company; `to` defaults to `document.seller.peppolId`. Payments are recorded against it with POST /v1/payments/documents/{id}/pay
+         * @description Create and send a purchase order: the JSON is rendered as Peppol BIS Order 3.0 (UBL 2.1 Order, checked against its XSD) and sent to the supplier like any document (over Peppol under the order-only process). The buyer defaults to the acting company; `to` defaults to `document.seller.peppolId`. Payments are recorded against it with POST /v1/payments/documents/{id}/pay
+         */
+        post: operations["orders.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/purchase-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One purchase order, sent or received: its document record (delivery status, links to the UBL Order as `links.xml`) and the order itself. 404 DOCUMENT_NOT_FOUND for an unknown id or a document that is not a purchase order
+         * @description One purchase order, sent or received: its document record (delivery status, links to the UBL Order as `links.xml`) and the order itself. 404 DOCUMENT_NOT_FOUND for an unknown id or a document that is not a purchase order
+         */
+        get: operations["orders.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/punchout/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a PunchOut session at a supplier's catalog: we post a cXML 1.2 PunchOutSetupRequest (your credentials, a secret buyer cookie, our cart-return URL) to `catalogUrl` and answer with the catalog's StartPage for the user's browser. The session takes one cart within 1 hour (EINV_PUNCHOUT_SESSION_SECONDS); the cart becomes a purchase order to `supplier`. Live sessions need an HTTPS catalog on a public address
+         * @description Open a PunchOut session at a supplier's catalog: we post a cXML 1.2 PunchOutSetupRequest (your credentials, a secret buyer cookie, our cart-return URL) to `catalogUrl` and answer with the catalog's StartPage for the user's browser. The session takes one cart within 1 hour (EINV_PUNCHOUT_SESSION_SECONDS); the cart becomes a purchase order to `supplier`. Live sessions need an HTTPS catalog on a public address
+         */
+        post: operations["punchout.openSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/punchout/sessions/{id}/cart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The cart-return callback (BrowserFormPost) the catalog has the user's browser post: a cXML PunchOutOrderMessage as the form field `cxml-urlencoded` or `cxml-base64` (application/x-www-form-urlencoded), or as the XML body (text/xml). No bearer token: the session's secret buyer cookie in the message authenticates it. The cart becomes a purchase order (Peppol BIS Order 3.0) sent to the session's supplier; a session takes one cart
+         * @description The cart-return callback (BrowserFormPost) the catalog has the user's browser post: a cXML PunchOutOrderMessage as the form field `cxml-urlencoded` or `cxml-base64` (application/x-www-form-urlencoded), or as the XML body (text/xml). No bearer token: the session's secret buyer cookie in the message authenticates it. The cart becomes a purchase order (Peppol BIS Order 3.0) sent to the session's supplier; a session takes one cart
+         */
+        post: operations["punchout.returnCart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "document.received": {
@@ -20813,6 +20897,1823 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "orders.list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                direction?: "outgoing" | "incoming";
+                companyId?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @example doc_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                            id: string;
+                            /** @enum {string} */
+                            type: "invoice" | "credit-note" | "debit-note" | "purchase-order" | "purchase-request" | "sales-order" | "quote" | "goods-receipt" | "event";
+                            documentSubtype?: string | null;
+                            /** @enum {string} */
+                            direction: "outgoing" | "incoming";
+                            /** @enum {string} */
+                            format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
+                            /**
+                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
+                             * @enum {string}
+                             */
+                            status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                            /** @description Current French lifecycle code (200–213) */
+                            lifecycleCode?: string | null;
+                            /** @enum {string} */
+                            deliveryStatus: "pending" | "delivered" | "failed" | "stored" | "received";
+                            companyId?: string;
+                            number?: string | null;
+                            issueDate?: string | null;
+                            dueDate?: string | null;
+                            currency?: string | null;
+                            totalAmount?: number | null;
+                            from?: {
+                                peppolId?: string | null;
+                                name?: string | null;
+                            };
+                            /** @description Recipient echo */
+                            to: {
+                                peppolId?: string;
+                                companyId?: string;
+                                addressingIdentifier?: string;
+                                addressingSuffix?: string;
+                                name?: string;
+                            };
+                            /** @description AP_REJECTED, TRANSPORT_FAILURE or SBDH_ERROR when delivery failed */
+                            errorCode?: string | null;
+                            errorMessage?: string | null;
+                            /** Format: date-time */
+                            sentAt?: string | null;
+                            /** Format: date-time */
+                            deliveredAt?: string | null;
+                            read?: boolean;
+                            archived?: boolean;
+                            notes?: {
+                                id: string;
+                                text: string;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            relatedDocumentIds?: string[];
+                            /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                            duplicateOf?: string | null;
+                            /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                            validation?: {
+                                valid: boolean;
+                                packs: string[];
+                                errors: number;
+                                warnings: number;
+                                findings: {
+                                    rule: string;
+                                    severity: string;
+                                    message: string;
+                                    location: string;
+                                }[];
+                            } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Raw uploads: the stored file */
+                            fileId?: string;
+                            /** @description Raw uploads: gzip, zip, pdf, xml or raw */
+                            storedFormat?: string;
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            links?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /** Format: date-time */
+                            updatedAt?: string;
+                        }[];
+                        hasMore: boolean;
+                        cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "orders.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key); without it a key is derived from the payload */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    to?: string;
+                    /** @description A purchase order, rendered as Peppol BIS Order 3.0 (UBL 2.1 Order). `buyer` defaults to the acting company (its name, Peppol id and VAT number); `seller.peppolId` defaults to `to` */
+                    document: {
+                        /**
+                         * @description The buyer's order number (cbc:ID)
+                         * @example PO-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description Issue date (default today)
+                         */
+                        issueDate?: string;
+                        /**
+                         * @description ISO 4217 (default EUR)
+                         * @example EUR
+                         */
+                        currency?: string;
+                        /** @description Free text for the supplier */
+                        note?: string;
+                        /** @description Reference the buyer wants quoted on the invoice (cbc:CustomerReference; becomes the invoice BT-10) */
+                        buyerReference?: string;
+                        /** @description The buyer's cost centre */
+                        accountingCost?: string;
+                        /**
+                         * Format: date
+                         * @description The order lapses after this date
+                         */
+                        validUntil?: string;
+                        /** @description The quote this order accepts */
+                        quotationReference?: string;
+                        /** @description The framework contract it is placed under */
+                        contractReference?: string;
+                        delivery?: {
+                            address?: {
+                                /** @description cbc:StreetName */
+                                street?: string;
+                                /** @description cbc:AdditionalStreetName */
+                                additionalStreet?: string;
+                                /** @description cbc:CityName */
+                                city?: string;
+                                /** @description cbc:PostalZone */
+                                postalCode?: string;
+                                /** @description cbc:CountrySubentity */
+                                countrySubentity?: string;
+                                /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                country?: string;
+                            };
+                            /** @description Delivery location id (a GLN, a site code) */
+                            locationId?: string;
+                            /**
+                             * Format: date
+                             * @description Requested delivery period start
+                             */
+                            requestedFrom?: string;
+                            /**
+                             * Format: date
+                             * @description Requested delivery period end
+                             */
+                            requestedBy?: string;
+                            /** @description Who takes delivery */
+                            partyName?: string;
+                        };
+                        /** @description Payment terms, as text */
+                        paymentTerms?: string;
+                        buyer?: {
+                            /** @description Party name and registration name */
+                            name: string;
+                            /**
+                             * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                             * @example 0088:5790000435951
+                             */
+                            peppolId?: string;
+                            /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                            vatNumber?: string;
+                            /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                            companyId?: string;
+                            address?: {
+                                /** @description cbc:StreetName */
+                                street?: string;
+                                /** @description cbc:AdditionalStreetName */
+                                additionalStreet?: string;
+                                /** @description cbc:CityName */
+                                city?: string;
+                                /** @description cbc:PostalZone */
+                                postalCode?: string;
+                                /** @description cbc:CountrySubentity */
+                                countrySubentity?: string;
+                                /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                country?: string;
+                            };
+                            contact?: {
+                                /** @description Contact name */
+                                name?: string;
+                                /** @description Telephone */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail
+                                 */
+                                email?: string;
+                            };
+                        };
+                        seller?: {
+                            /** @description Party name and registration name */
+                            name: string;
+                            /**
+                             * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                             * @example 0088:5790000435951
+                             */
+                            peppolId?: string;
+                            /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                            vatNumber?: string;
+                            /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                            companyId?: string;
+                            address?: {
+                                /** @description cbc:StreetName */
+                                street?: string;
+                                /** @description cbc:AdditionalStreetName */
+                                additionalStreet?: string;
+                                /** @description cbc:CityName */
+                                city?: string;
+                                /** @description cbc:PostalZone */
+                                postalCode?: string;
+                                /** @description cbc:CountrySubentity */
+                                countrySubentity?: string;
+                                /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                country?: string;
+                            };
+                            contact?: {
+                                /** @description Contact name */
+                                name?: string;
+                                /** @description Telephone */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail
+                                 */
+                                email?: string;
+                            };
+                        };
+                        lines: {
+                            /** @description Line number (cac:LineItem/cbc:ID); default 1, 2, … in order */
+                            id?: string;
+                            /** @description Item name (cac:Item/cbc:Name); `description` alone is taken as the name */
+                            name?: string;
+                            /** @description Item description */
+                            description?: string;
+                            /** @description Quantity ordered (> 0) */
+                            quantity: number;
+                            /**
+                             * @description UN/ECE Rec 20 unit code (default C62, one)
+                             * @example C62
+                             * @example EA
+                             * @example KGM
+                             * @example HUR
+                             */
+                            unit?: string;
+                            /** @description Net price of one unit (cac:Price/cbc:PriceAmount) */
+                            unitPrice?: number;
+                            /** @description Line net amount; quantity × unitPrice unless stated */
+                            netAmount?: number;
+                            /** @description Supplier's part number */
+                            sellerItemId?: string;
+                            /** @description Buyer's item number */
+                            buyerItemId?: string;
+                            /** @description Standard item id (a GTIN …) */
+                            standardItemId?: string;
+                            /** @description Its ISO 6523 ICD scheme (0160 for a GTIN); required with standardItemId */
+                            standardItemScheme?: string;
+                            /**
+                             * @description UNCL5305 VAT category (default S, or Z at 0 %, when a rate is given)
+                             * @enum {string}
+                             */
+                            vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                            /** @description VAT rate in percent (0–100); with every line rated, the order carries its tax total */
+                            vatRate?: number;
+                            /** @description Line note */
+                            note?: string;
+                        }[];
+                    };
+                    /** @description Free key/values kept with the document, as with POST /v1/documents/send */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example doc_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @enum {string} */
+                        type: "invoice" | "credit-note" | "debit-note" | "purchase-order" | "purchase-request" | "sales-order" | "quote" | "goods-receipt" | "event";
+                        documentSubtype?: string | null;
+                        /** @enum {string} */
+                        direction: "outgoing" | "incoming";
+                        /** @enum {string} */
+                        format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
+                        /**
+                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
+                         * @enum {string}
+                         */
+                        status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                        /** @description Current French lifecycle code (200–213) */
+                        lifecycleCode?: string | null;
+                        /** @enum {string} */
+                        deliveryStatus: "pending" | "delivered" | "failed" | "stored" | "received";
+                        companyId?: string;
+                        number?: string | null;
+                        issueDate?: string | null;
+                        dueDate?: string | null;
+                        currency?: string | null;
+                        totalAmount?: number | null;
+                        from?: {
+                            peppolId?: string | null;
+                            name?: string | null;
+                        };
+                        /** @description Recipient echo */
+                        to: {
+                            peppolId?: string;
+                            companyId?: string;
+                            addressingIdentifier?: string;
+                            addressingSuffix?: string;
+                            name?: string;
+                        };
+                        /** @description AP_REJECTED, TRANSPORT_FAILURE or SBDH_ERROR when delivery failed */
+                        errorCode?: string | null;
+                        errorMessage?: string | null;
+                        /** Format: date-time */
+                        sentAt?: string | null;
+                        /** Format: date-time */
+                        deliveredAt?: string | null;
+                        read?: boolean;
+                        archived?: boolean;
+                        notes?: {
+                            id: string;
+                            text: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        relatedDocumentIds?: string[];
+                        /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                        duplicateOf?: string | null;
+                        /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                        validation?: {
+                            valid: boolean;
+                            packs: string[];
+                            errors: number;
+                            warnings: number;
+                            findings: {
+                                rule: string;
+                                severity: string;
+                                message: string;
+                                location: string;
+                            }[];
+                        } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Raw uploads: the stored file */
+                        fileId?: string;
+                        /** @description Raw uploads: gzip, zip, pdf, xml or raw */
+                        storedFormat?: string;
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        links?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                        /** @description The purchase order: as created (defaults applied, totals computed), or as read from the UBL Order received; null for one stored as free JSON through /v1/documents/send */
+                        order: {
+                            /**
+                             * @description The buyer's order number (cbc:ID)
+                             * @example PO-2026-0042
+                             */
+                            number: string;
+                            /**
+                             * Format: date
+                             * @description Issue date (default today)
+                             */
+                            issueDate: string;
+                            /**
+                             * @description ISO 4217 (default EUR)
+                             * @example EUR
+                             */
+                            currency: string;
+                            /** @description Free text for the supplier */
+                            note?: string;
+                            /** @description Reference the buyer wants quoted on the invoice (cbc:CustomerReference; becomes the invoice BT-10) */
+                            buyerReference?: string;
+                            /** @description The buyer's cost centre */
+                            accountingCost?: string;
+                            /**
+                             * Format: date
+                             * @description The order lapses after this date
+                             */
+                            validUntil?: string;
+                            /** @description The quote this order accepts */
+                            quotationReference?: string;
+                            /** @description The framework contract it is placed under */
+                            contractReference?: string;
+                            delivery?: {
+                                address?: {
+                                    /** @description cbc:StreetName */
+                                    street?: string;
+                                    /** @description cbc:AdditionalStreetName */
+                                    additionalStreet?: string;
+                                    /** @description cbc:CityName */
+                                    city?: string;
+                                    /** @description cbc:PostalZone */
+                                    postalCode?: string;
+                                    /** @description cbc:CountrySubentity */
+                                    countrySubentity?: string;
+                                    /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                    country?: string;
+                                };
+                                /** @description Delivery location id (a GLN, a site code) */
+                                locationId?: string;
+                                /**
+                                 * Format: date
+                                 * @description Requested delivery period start
+                                 */
+                                requestedFrom?: string;
+                                /**
+                                 * Format: date
+                                 * @description Requested delivery period end
+                                 */
+                                requestedBy?: string;
+                                /** @description Who takes delivery */
+                                partyName?: string;
+                            };
+                            /** @description Payment terms, as text */
+                            paymentTerms?: string;
+                            buyer: {
+                                /** @description Party name and registration name */
+                                name: string;
+                                /**
+                                 * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                                 * @example 0088:5790000435951
+                                 */
+                                peppolId?: string;
+                                /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                                vatNumber?: string;
+                                /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                                companyId?: string;
+                                address?: {
+                                    /** @description cbc:StreetName */
+                                    street?: string;
+                                    /** @description cbc:AdditionalStreetName */
+                                    additionalStreet?: string;
+                                    /** @description cbc:CityName */
+                                    city?: string;
+                                    /** @description cbc:PostalZone */
+                                    postalCode?: string;
+                                    /** @description cbc:CountrySubentity */
+                                    countrySubentity?: string;
+                                    /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                    country?: string;
+                                };
+                                contact?: {
+                                    /** @description Contact name */
+                                    name?: string;
+                                    /** @description Telephone */
+                                    phone?: string;
+                                    /**
+                                     * Format: email
+                                     * @description E-mail
+                                     */
+                                    email?: string;
+                                };
+                            };
+                            seller: {
+                                /** @description Party name and registration name */
+                                name: string;
+                                /**
+                                 * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                                 * @example 0088:5790000435951
+                                 */
+                                peppolId?: string;
+                                /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                                vatNumber?: string;
+                                /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                                companyId?: string;
+                                address?: {
+                                    /** @description cbc:StreetName */
+                                    street?: string;
+                                    /** @description cbc:AdditionalStreetName */
+                                    additionalStreet?: string;
+                                    /** @description cbc:CityName */
+                                    city?: string;
+                                    /** @description cbc:PostalZone */
+                                    postalCode?: string;
+                                    /** @description cbc:CountrySubentity */
+                                    countrySubentity?: string;
+                                    /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                    country?: string;
+                                };
+                                contact?: {
+                                    /** @description Contact name */
+                                    name?: string;
+                                    /** @description Telephone */
+                                    phone?: string;
+                                    /**
+                                     * Format: email
+                                     * @description E-mail
+                                     */
+                                    email?: string;
+                                };
+                            };
+                            lines: {
+                                /** @description Line number (cac:LineItem/cbc:ID); default 1, 2, … in order */
+                                id: string;
+                                /** @description Item name (cac:Item/cbc:Name); `description` alone is taken as the name */
+                                name: string;
+                                /** @description Item description */
+                                description?: string;
+                                /** @description Quantity ordered (> 0) */
+                                quantity: number;
+                                /**
+                                 * @description UN/ECE Rec 20 unit code (default C62, one)
+                                 * @example C62
+                                 * @example EA
+                                 * @example KGM
+                                 * @example HUR
+                                 */
+                                unit: string;
+                                /** @description Net price of one unit (cac:Price/cbc:PriceAmount) */
+                                unitPrice?: number;
+                                /** @description Line net amount; quantity × unitPrice unless stated */
+                                netAmount?: number;
+                                /** @description Supplier's part number */
+                                sellerItemId?: string;
+                                /** @description Buyer's item number */
+                                buyerItemId?: string;
+                                /** @description Standard item id (a GTIN …) */
+                                standardItemId?: string;
+                                /** @description Its ISO 6523 ICD scheme (0160 for a GTIN); required with standardItemId */
+                                standardItemScheme?: string;
+                                /**
+                                 * @description UNCL5305 VAT category (default S, or Z at 0 %, when a rate is given)
+                                 * @enum {string}
+                                 */
+                                vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                                /** @description VAT rate in percent (0–100); with every line rated, the order carries its tax total */
+                                vatRate?: number;
+                                /** @description Line note */
+                                note?: string;
+                            }[];
+                            totals: {
+                                /** @description Sum of the lines net amounts */
+                                lineExtension: number;
+                                /** @description VAT total, when every line states its rate */
+                                tax?: number;
+                                /** @description Net plus VAT, when VAT is known */
+                                taxInclusive?: number;
+                                /** @description Amount the buyer expects to pay (the total payments count against) */
+                                payable: number;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: more than 5,000 lines */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UBL_VALIDATION_FAILED (the rendered order fails the UBL 2.1 Order schema; `findings`), RECIPIENT_NOT_FOUND, RECIPIENT_CANNOT_RECEIVE (the supplier does not receive purchase orders) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After), QUOTA_EXCEEDED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "orders.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example doc_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @enum {string} */
+                        type: "invoice" | "credit-note" | "debit-note" | "purchase-order" | "purchase-request" | "sales-order" | "quote" | "goods-receipt" | "event";
+                        documentSubtype?: string | null;
+                        /** @enum {string} */
+                        direction: "outgoing" | "incoming";
+                        /** @enum {string} */
+                        format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
+                        /**
+                         * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
+                         * @enum {string}
+                         */
+                        status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                        /** @description Current French lifecycle code (200–213) */
+                        lifecycleCode?: string | null;
+                        /** @enum {string} */
+                        deliveryStatus: "pending" | "delivered" | "failed" | "stored" | "received";
+                        companyId?: string;
+                        number?: string | null;
+                        issueDate?: string | null;
+                        dueDate?: string | null;
+                        currency?: string | null;
+                        totalAmount?: number | null;
+                        from?: {
+                            peppolId?: string | null;
+                            name?: string | null;
+                        };
+                        /** @description Recipient echo */
+                        to: {
+                            peppolId?: string;
+                            companyId?: string;
+                            addressingIdentifier?: string;
+                            addressingSuffix?: string;
+                            name?: string;
+                        };
+                        /** @description AP_REJECTED, TRANSPORT_FAILURE or SBDH_ERROR when delivery failed */
+                        errorCode?: string | null;
+                        errorMessage?: string | null;
+                        /** Format: date-time */
+                        sentAt?: string | null;
+                        /** Format: date-time */
+                        deliveredAt?: string | null;
+                        read?: boolean;
+                        archived?: boolean;
+                        notes?: {
+                            id: string;
+                            text: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        relatedDocumentIds?: string[];
+                        /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                        duplicateOf?: string | null;
+                        /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                        validation?: {
+                            valid: boolean;
+                            packs: string[];
+                            errors: number;
+                            warnings: number;
+                            findings: {
+                                rule: string;
+                                severity: string;
+                                message: string;
+                                location: string;
+                            }[];
+                        } | null;
+                        /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                        clearance?: {
+                            /**
+                             * @example KSeF
+                             * @example ANAF
+                             * @example ZATCA
+                             */
+                            authority: string;
+                            /** @enum {string} */
+                            status: "cleared" | "reported" | "rejected";
+                            authorityId: string | null;
+                            /** Format: date-time */
+                            at: string | null;
+                            qr: string | null;
+                            details: {
+                                [key: string]: string;
+                            };
+                        } | null;
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Raw uploads: the stored file */
+                        fileId?: string;
+                        /** @description Raw uploads: gzip, zip, pdf, xml or raw */
+                        storedFormat?: string;
+                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        links?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        createdAt?: string;
+                        /** Format: date-time */
+                        updatedAt?: string;
+                        /** @description The purchase order: as created (defaults applied, totals computed), or as read from the UBL Order received; null for one stored as free JSON through /v1/documents/send */
+                        order: {
+                            /**
+                             * @description The buyer's order number (cbc:ID)
+                             * @example PO-2026-0042
+                             */
+                            number: string;
+                            /**
+                             * Format: date
+                             * @description Issue date (default today)
+                             */
+                            issueDate: string;
+                            /**
+                             * @description ISO 4217 (default EUR)
+                             * @example EUR
+                             */
+                            currency: string;
+                            /** @description Free text for the supplier */
+                            note?: string;
+                            /** @description Reference the buyer wants quoted on the invoice (cbc:CustomerReference; becomes the invoice BT-10) */
+                            buyerReference?: string;
+                            /** @description The buyer's cost centre */
+                            accountingCost?: string;
+                            /**
+                             * Format: date
+                             * @description The order lapses after this date
+                             */
+                            validUntil?: string;
+                            /** @description The quote this order accepts */
+                            quotationReference?: string;
+                            /** @description The framework contract it is placed under */
+                            contractReference?: string;
+                            delivery?: {
+                                address?: {
+                                    /** @description cbc:StreetName */
+                                    street?: string;
+                                    /** @description cbc:AdditionalStreetName */
+                                    additionalStreet?: string;
+                                    /** @description cbc:CityName */
+                                    city?: string;
+                                    /** @description cbc:PostalZone */
+                                    postalCode?: string;
+                                    /** @description cbc:CountrySubentity */
+                                    countrySubentity?: string;
+                                    /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                    country?: string;
+                                };
+                                /** @description Delivery location id (a GLN, a site code) */
+                                locationId?: string;
+                                /**
+                                 * Format: date
+                                 * @description Requested delivery period start
+                                 */
+                                requestedFrom?: string;
+                                /**
+                                 * Format: date
+                                 * @description Requested delivery period end
+                                 */
+                                requestedBy?: string;
+                                /** @description Who takes delivery */
+                                partyName?: string;
+                            };
+                            /** @description Payment terms, as text */
+                            paymentTerms?: string;
+                            buyer: {
+                                /** @description Party name and registration name */
+                                name: string;
+                                /**
+                                 * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                                 * @example 0088:5790000435951
+                                 */
+                                peppolId?: string;
+                                /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                                vatNumber?: string;
+                                /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                                companyId?: string;
+                                address?: {
+                                    /** @description cbc:StreetName */
+                                    street?: string;
+                                    /** @description cbc:AdditionalStreetName */
+                                    additionalStreet?: string;
+                                    /** @description cbc:CityName */
+                                    city?: string;
+                                    /** @description cbc:PostalZone */
+                                    postalCode?: string;
+                                    /** @description cbc:CountrySubentity */
+                                    countrySubentity?: string;
+                                    /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                    country?: string;
+                                };
+                                contact?: {
+                                    /** @description Contact name */
+                                    name?: string;
+                                    /** @description Telephone */
+                                    phone?: string;
+                                    /**
+                                     * Format: email
+                                     * @description E-mail
+                                     */
+                                    email?: string;
+                                };
+                            };
+                            seller: {
+                                /** @description Party name and registration name */
+                                name: string;
+                                /**
+                                 * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                                 * @example 0088:5790000435951
+                                 */
+                                peppolId?: string;
+                                /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                                vatNumber?: string;
+                                /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                                companyId?: string;
+                                address?: {
+                                    /** @description cbc:StreetName */
+                                    street?: string;
+                                    /** @description cbc:AdditionalStreetName */
+                                    additionalStreet?: string;
+                                    /** @description cbc:CityName */
+                                    city?: string;
+                                    /** @description cbc:PostalZone */
+                                    postalCode?: string;
+                                    /** @description cbc:CountrySubentity */
+                                    countrySubentity?: string;
+                                    /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                    country?: string;
+                                };
+                                contact?: {
+                                    /** @description Contact name */
+                                    name?: string;
+                                    /** @description Telephone */
+                                    phone?: string;
+                                    /**
+                                     * Format: email
+                                     * @description E-mail
+                                     */
+                                    email?: string;
+                                };
+                            };
+                            lines: {
+                                /** @description Line number (cac:LineItem/cbc:ID); default 1, 2, … in order */
+                                id: string;
+                                /** @description Item name (cac:Item/cbc:Name); `description` alone is taken as the name */
+                                name: string;
+                                /** @description Item description */
+                                description?: string;
+                                /** @description Quantity ordered (> 0) */
+                                quantity: number;
+                                /**
+                                 * @description UN/ECE Rec 20 unit code (default C62, one)
+                                 * @example C62
+                                 * @example EA
+                                 * @example KGM
+                                 * @example HUR
+                                 */
+                                unit: string;
+                                /** @description Net price of one unit (cac:Price/cbc:PriceAmount) */
+                                unitPrice?: number;
+                                /** @description Line net amount; quantity × unitPrice unless stated */
+                                netAmount?: number;
+                                /** @description Supplier's part number */
+                                sellerItemId?: string;
+                                /** @description Buyer's item number */
+                                buyerItemId?: string;
+                                /** @description Standard item id (a GTIN …) */
+                                standardItemId?: string;
+                                /** @description Its ISO 6523 ICD scheme (0160 for a GTIN); required with standardItemId */
+                                standardItemScheme?: string;
+                                /**
+                                 * @description UNCL5305 VAT category (default S, or Z at 0 %, when a rate is given)
+                                 * @enum {string}
+                                 */
+                                vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                                /** @description VAT rate in percent (0–100); with every line rated, the order carries its tax total */
+                                vatRate?: number;
+                                /** @description Line note */
+                                note?: string;
+                            }[];
+                            totals: {
+                                /** @description Sum of the lines net amounts */
+                                lineExtension: number;
+                                /** @description VAT total, when every line states its rate */
+                                tax?: number;
+                                /** @description Net plus VAT, when VAT is known */
+                                taxInclusive?: number;
+                                /** @description Amount the buyer expects to pay (the total payments count against) */
+                                payable: number;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "punchout.openSession": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    catalogUrl: string;
+                    supplier: {
+                        name: string;
+                        peppolId: string;
+                    };
+                    credentials?: {
+                        fromDomain?: string;
+                        fromIdentity?: string;
+                        toDomain?: string;
+                        toIdentity?: string;
+                        sharedSecret?: string;
+                    };
+                    orderNumber?: string;
+                    user?: {
+                        /** Format: email */
+                        email?: string;
+                        name?: string;
+                    };
+                    /** @enum {unknown} */
+                    operation?: "create" | "edit" | "inspect";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example pos_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @enum {string} */
+                        status: "open" | "ordered";
+                        /**
+                         * Format: uri
+                         * @description The catalog's page for this session: open it in the user's browser
+                         */
+                        startPageUrl: string;
+                        /**
+                         * Format: uri
+                         * @description The BrowserFormPost URL the catalog posts the cart to
+                         */
+                        cartReturnUrl: string;
+                        supplier: {
+                            name: string;
+                            peppolId: string;
+                        };
+                        orderNumber: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description upstream_error: the catalog did not answer, answered no cXML, or refused the setup (its cXML status in `details`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "punchout.returnCart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    file?: {
+                        content: string;
+                        contentType?: string;
+                    };
+                };
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessionId: string;
+                        /** @constant */
+                        status: "ordered";
+                        purchaseOrder: {
+                            /** @example doc_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                            id: string;
+                            /** @enum {string} */
+                            type: "invoice" | "credit-note" | "debit-note" | "purchase-order" | "purchase-request" | "sales-order" | "quote" | "goods-receipt" | "event";
+                            documentSubtype?: string | null;
+                            /** @enum {string} */
+                            direction: "outgoing" | "incoming";
+                            /** @enum {string} */
+                            format?: "json" | "ubl-xml" | "cii-xml" | "auto" | "raw";
+                            /**
+                             * @description API lifecycle status: sent or received before any buyer move, then under_review, approved, partially_paid, paid, disputed, rejected; stored for raw deposits; duplicate for an incoming copy of a document already received (see duplicateOf), which is kept but never booked: no lifecycle, no document.received
+                             * @enum {string}
+                             */
+                            status: "draft" | "sent" | "received" | "duplicate" | "stored" | "under_review" | "approved" | "partially_paid" | "paid" | "disputed" | "rejected";
+                            /** @description Current French lifecycle code (200–213) */
+                            lifecycleCode?: string | null;
+                            /** @enum {string} */
+                            deliveryStatus: "pending" | "delivered" | "failed" | "stored" | "received";
+                            companyId?: string;
+                            number?: string | null;
+                            issueDate?: string | null;
+                            dueDate?: string | null;
+                            currency?: string | null;
+                            totalAmount?: number | null;
+                            from?: {
+                                peppolId?: string | null;
+                                name?: string | null;
+                            };
+                            /** @description Recipient echo */
+                            to: {
+                                peppolId?: string;
+                                companyId?: string;
+                                addressingIdentifier?: string;
+                                addressingSuffix?: string;
+                                name?: string;
+                            };
+                            /** @description AP_REJECTED, TRANSPORT_FAILURE or SBDH_ERROR when delivery failed */
+                            errorCode?: string | null;
+                            errorMessage?: string | null;
+                            /** Format: date-time */
+                            sentAt?: string | null;
+                            /** Format: date-time */
+                            deliveredAt?: string | null;
+                            read?: boolean;
+                            archived?: boolean;
+                            notes?: {
+                                id: string;
+                                text: string;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            relatedDocumentIds?: string[];
+                            /** @description Incoming: the id of the document this one repeats. The same business document arrived before under another network message (same SBDH instance id from the same sender, or same seller, type, number and issue date for the same company); this copy is kept with status duplicate and is not booked. Null otherwise. */
+                            duplicateOf?: string | null;
+                            /** @description Incoming: the rules' verdict when it arrived (the packs its CustomizationID selects plus the network's own): valid, the packs, how many errors (fatal findings) and warnings, and the first 50 findings. Null for documents sent from here (validated before sending) and for one stored while the validator could not run. */
+                            validation?: {
+                                valid: boolean;
+                                packs: string[];
+                                errors: number;
+                                warnings: number;
+                                findings: {
+                                    rule: string;
+                                    severity: string;
+                                    message: string;
+                                    location: string;
+                                }[];
+                            } | null;
+                            /** @description Clearance countries: what the tax authority gave the invoice. `cleared` (or `reported`, B2C) with the authority's id, when, and the content of the QR code the law requires on its visual form; `rejected`: the authority refused it (errorCode is its code) and its number is free for the corrected send. The authority's receipt and signed original, when there are, are at links.clearanceReceipt and links.clearanceOriginal. Null outside clearance. */
+                            clearance?: {
+                                /**
+                                 * @example KSeF
+                                 * @example ANAF
+                                 * @example ZATCA
+                                 */
+                                authority: string;
+                                /** @enum {string} */
+                                status: "cleared" | "reported" | "rejected";
+                                authorityId: string | null;
+                                /** Format: date-time */
+                                at: string | null;
+                                qr: string | null;
+                                details: {
+                                    [key: string]: string;
+                                };
+                            } | null;
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Raw uploads: the stored file */
+                            fileId?: string;
+                            /** @description Raw uploads: gzip, zip, pdf, xml or raw */
+                            storedFormat?: string;
+                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            links?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt?: string;
+                            /** Format: date-time */
+                            updatedAt?: string;
+                            /** @description The purchase order: as created (defaults applied, totals computed), or as read from the UBL Order received; null for one stored as free JSON through /v1/documents/send */
+                            order: {
+                                /**
+                                 * @description The buyer's order number (cbc:ID)
+                                 * @example PO-2026-0042
+                                 */
+                                number: string;
+                                /**
+                                 * Format: date
+                                 * @description Issue date (default today)
+                                 */
+                                issueDate: string;
+                                /**
+                                 * @description ISO 4217 (default EUR)
+                                 * @example EUR
+                                 */
+                                currency: string;
+                                /** @description Free text for the supplier */
+                                note?: string;
+                                /** @description Reference the buyer wants quoted on the invoice (cbc:CustomerReference; becomes the invoice BT-10) */
+                                buyerReference?: string;
+                                /** @description The buyer's cost centre */
+                                accountingCost?: string;
+                                /**
+                                 * Format: date
+                                 * @description The order lapses after this date
+                                 */
+                                validUntil?: string;
+                                /** @description The quote this order accepts */
+                                quotationReference?: string;
+                                /** @description The framework contract it is placed under */
+                                contractReference?: string;
+                                delivery?: {
+                                    address?: {
+                                        /** @description cbc:StreetName */
+                                        street?: string;
+                                        /** @description cbc:AdditionalStreetName */
+                                        additionalStreet?: string;
+                                        /** @description cbc:CityName */
+                                        city?: string;
+                                        /** @description cbc:PostalZone */
+                                        postalCode?: string;
+                                        /** @description cbc:CountrySubentity */
+                                        countrySubentity?: string;
+                                        /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                        country?: string;
+                                    };
+                                    /** @description Delivery location id (a GLN, a site code) */
+                                    locationId?: string;
+                                    /**
+                                     * Format: date
+                                     * @description Requested delivery period start
+                                     */
+                                    requestedFrom?: string;
+                                    /**
+                                     * Format: date
+                                     * @description Requested delivery period end
+                                     */
+                                    requestedBy?: string;
+                                    /** @description Who takes delivery */
+                                    partyName?: string;
+                                };
+                                /** @description Payment terms, as text */
+                                paymentTerms?: string;
+                                buyer: {
+                                    /** @description Party name and registration name */
+                                    name: string;
+                                    /**
+                                     * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                                     * @example 0088:5790000435951
+                                     */
+                                    peppolId?: string;
+                                    /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                                    vatNumber?: string;
+                                    /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                                    companyId?: string;
+                                    address?: {
+                                        /** @description cbc:StreetName */
+                                        street?: string;
+                                        /** @description cbc:AdditionalStreetName */
+                                        additionalStreet?: string;
+                                        /** @description cbc:CityName */
+                                        city?: string;
+                                        /** @description cbc:PostalZone */
+                                        postalCode?: string;
+                                        /** @description cbc:CountrySubentity */
+                                        countrySubentity?: string;
+                                        /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                        country?: string;
+                                    };
+                                    contact?: {
+                                        /** @description Contact name */
+                                        name?: string;
+                                        /** @description Telephone */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail
+                                         */
+                                        email?: string;
+                                    };
+                                };
+                                seller: {
+                                    /** @description Party name and registration name */
+                                    name: string;
+                                    /**
+                                     * @description Electronic address (cbc:EndpointID), `<scheme>:<identifier>`; required by Peppol BIS Order
+                                     * @example 0088:5790000435951
+                                     */
+                                    peppolId?: string;
+                                    /** @description VAT number (cac:PartyTaxScheme/cbc:CompanyID) */
+                                    vatNumber?: string;
+                                    /** @description Legal registration number (cac:PartyLegalEntity/cbc:CompanyID) */
+                                    companyId?: string;
+                                    address?: {
+                                        /** @description cbc:StreetName */
+                                        street?: string;
+                                        /** @description cbc:AdditionalStreetName */
+                                        additionalStreet?: string;
+                                        /** @description cbc:CityName */
+                                        city?: string;
+                                        /** @description cbc:PostalZone */
+                                        postalCode?: string;
+                                        /** @description cbc:CountrySubentity */
+                                        countrySubentity?: string;
+                                        /** @description ISO 3166-1 alpha-2 (cac:Country/cbc:IdentificationCode) */
+                                        country?: string;
+                                    };
+                                    contact?: {
+                                        /** @description Contact name */
+                                        name?: string;
+                                        /** @description Telephone */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail
+                                         */
+                                        email?: string;
+                                    };
+                                };
+                                lines: {
+                                    /** @description Line number (cac:LineItem/cbc:ID); default 1, 2, … in order */
+                                    id: string;
+                                    /** @description Item name (cac:Item/cbc:Name); `description` alone is taken as the name */
+                                    name: string;
+                                    /** @description Item description */
+                                    description?: string;
+                                    /** @description Quantity ordered (> 0) */
+                                    quantity: number;
+                                    /**
+                                     * @description UN/ECE Rec 20 unit code (default C62, one)
+                                     * @example C62
+                                     * @example EA
+                                     * @example KGM
+                                     * @example HUR
+                                     */
+                                    unit: string;
+                                    /** @description Net price of one unit (cac:Price/cbc:PriceAmount) */
+                                    unitPrice?: number;
+                                    /** @description Line net amount; quantity × unitPrice unless stated */
+                                    netAmount?: number;
+                                    /** @description Supplier's part number */
+                                    sellerItemId?: string;
+                                    /** @description Buyer's item number */
+                                    buyerItemId?: string;
+                                    /** @description Standard item id (a GTIN …) */
+                                    standardItemId?: string;
+                                    /** @description Its ISO 6523 ICD scheme (0160 for a GTIN); required with standardItemId */
+                                    standardItemScheme?: string;
+                                    /**
+                                     * @description UNCL5305 VAT category (default S, or Z at 0 %, when a rate is given)
+                                     * @enum {string}
+                                     */
+                                    vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                                    /** @description VAT rate in percent (0–100); with every line rated, the order carries its tax total */
+                                    vatRate?: number;
+                                    /** @description Line note */
+                                    note?: string;
+                                }[];
+                                totals: {
+                                    /** @description Sum of the lines net amounts */
+                                    lineExtension: number;
+                                    /** @description VAT total, when every line states its rate */
+                                    tax?: number;
+                                    /** @description Net plus VAT, when VAT is known */
+                                    taxInclusive?: number;
+                                    /** @description Amount the buyer expects to pay (the total payments count against) */
+                                    payable: number;
+                                };
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TOKEN: the buyer cookie is not this session's */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such session, or it expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TRANSITION: the session already took its cart (open → ordered happens once) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: a cXML message over 1 MiB, over its shape caps, or a cart over 1,000 items */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: neither a form nor XML */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UBL_VALIDATION_FAILED, RECIPIENT_NOT_FOUND, RECIPIENT_CANNOT_RECEIVE: as for POST /v1/purchase-orders */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

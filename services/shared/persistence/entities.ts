@@ -24,5 +24,6 @@ import { Payment } from '../../payments/payment.entity.ts';
 import { PaymentProfile } from '../../payments/payment-profile.entity.ts';
 import { TagGroup, Tag, Tagging } from '../../categorization/tag.entity.ts';
 import { PortabilityRequest, PortabilityEvidence, PortabilityFile, PortabilityRouting } from '../../portability/portability.entity.ts';
+import { PunchOutSession } from '../../punchout/punchout-session.entity.ts';
 
-export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, AgentAuthorization, HandoffToken, Document, Partner, PeppolReportSubmission, Payment, PaymentProfile, TagGroup, Tag, Tagging, PortabilityMessage, PortabilityRequest, PortabilityEvidence, PortabilityFile, PortabilityRouting];
+export const entities = [Organization, Company, ApiKey, Event, Webhook, WebhookDelivery, ScheduledJob, CompanyClock, RequestLogEntry, IdempotencyRecord, DocumentQuotaUsage, TechnicalAccount, Membership, Integration, SigningKey, IssuedToken, AgentAuthorization, HandoffToken, Document, Partner, PeppolReportSubmission, Payment, PaymentProfile, TagGroup, Tag, Tagging, PortabilityMessage, PortabilityRequest, PortabilityEvidence, PortabilityFile, PortabilityRouting, PunchOutSession];

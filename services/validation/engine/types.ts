@@ -19,7 +19,7 @@ export interface ValidationFinding {
 }
 
 /** `zugferd-1`: a ZUGFeRD 1.0 CrossIndustryDocument, checked against its own schema (its rules run on the EN 16931 form derived from it). */
-export type DocumentSyntax = 'ubl-invoice' | 'ubl-creditnote' | 'cii' | 'cdar' | 'fatturapa' | 'pain.001' | 'zugferd-1';
+export type DocumentSyntax = 'ubl-invoice' | 'ubl-creditnote' | 'ubl-order' | 'cii' | 'cdar' | 'fatturapa' | 'pain.001' | 'zugferd-1';
 
 export interface ValidationResult {
   /** true when no finding has severity 'fatal' */

@@ -16,6 +16,7 @@ import { assertXmlWithinLimits } from '../../../mappings/xml/limits.ts';
 export const NS = {
   ublInvoice: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
   ublCreditNote: 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2',
+  ublOrder: 'urn:oasis:names:specification:ubl:schema:xsd:Order-2',
   cbc: 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
   cac: 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
   cii: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
@@ -31,6 +32,7 @@ export const NS = {
 const ROOTS: Record<string, DocumentSyntax> = {
   [`{${NS.ublInvoice}}Invoice`]: 'ubl-invoice',
   [`{${NS.ublCreditNote}}CreditNote`]: 'ubl-creditnote',
+  [`{${NS.ublOrder}}Order`]: 'ubl-order',
   [`{${NS.cii}}CrossIndustryInvoice`]: 'cii',
   [`{${NS.cdar}}CrossDomainAcknowledgementAndResponse`]: 'cdar',
   [`{${NS.fatturapa}}FatturaElettronica`]: 'fatturapa',
@@ -120,7 +122,7 @@ export function parseInput(input: string | Uint8Array): ParsedInput {
   const { text, doc, rootName } = parseXmlDocument(input);
   const syntax = ROOTS[rootName];
   if (!syntax) {
-    return refuseRoot(rootName, 'a UBL 2.1 Invoice or CreditNote, a CII D16B CrossIndustryInvoice, a CDAR D22B message, a FatturaPA 1.2 document, a pain.001.001.09 message or a ZUGFeRD 1.0 CrossIndustryDocument');
+    return refuseRoot(rootName, 'a UBL 2.1 Invoice, CreditNote or Order, a CII D16B CrossIndustryInvoice, a CDAR D22B message, a FatturaPA 1.2 document, a pain.001.001.09 message or a ZUGFeRD 1.0 CrossIndustryDocument');
   }
   return { text, doc, syntax, rootName };
 }
@@ -128,7 +130,7 @@ export function parseInput(input: string | Uint8Array): ParsedInput {
 /** BT-24 (UBL CustomizationID) or CII guideline id. */
 export function customizationIdOf(p: ParsedInput): string {
   const root = p.doc.root()!;
-  if (p.syntax === 'ubl-invoice' || p.syntax === 'ubl-creditnote') {
+  if (p.syntax === 'ubl-invoice' || p.syntax === 'ubl-creditnote' || p.syntax === 'ubl-order') {
     return root.get<import('libxmljs2').Element>('cbc:CustomizationID', { cbc: NS.cbc })?.text().trim() ?? '';
   }
   if (p.syntax === 'cii') {
@@ -184,6 +186,7 @@ export function profileOf(syntax: DocumentSyntax, customizationId: string): stri
   const c = customizationId;
   if (syntax === 'cdar' || syntax === 'fatturapa' || syntax === 'pain.001') return syntax;
   if (c === '') return 'unknown';
+  if (syntax === 'ubl-order') return c === 'urn:fdc:peppol.eu:poacc:trns:order:3' ? 'peppol-bis-order-3' : 'unknown';
   if (syntax === 'zugferd-1') return /^urn:ferd:CrossIndustryDocument:invoice:1p0:(basic|comfort|extended)$/.exec(c) ? `zugferd-1-${c.slice(c.lastIndexOf(':') + 1)}` : 'unknown';
   if (c.includes('urn:fdc:peppol.eu:2017:poacc:billing:3.0')) return 'peppol-bis-billing-3.0';
   if (c.includes('urn:fdc:peppol.eu:2017:poacc:selfbilling:3.0')) return 'peppol-bis-selfbilling-3.0';

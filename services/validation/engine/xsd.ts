@@ -20,6 +20,8 @@ interface SchemaDef { name: string; path: string; rewrite?: [string, string][] }
 const SCHEMAS: Record<DocumentSyntax, SchemaDef> = {
   'ubl-invoice': { name: 'ubl-2.1', path: 'ubl-2.1/maindoc/UBL-Invoice-2.1.xsd' },
   'ubl-creditnote': { name: 'ubl-2.1', path: 'ubl-2.1/maindoc/UBL-CreditNote-2.1.xsd' },
+  // Purchase orders (Peppol BIS Order 3.0): the schema only, no rule pack of ours covers them yet.
+  'ubl-order': { name: 'ubl-2.1', path: 'ubl-2.1/maindoc/UBL-Order-2.1.xsd' },
   cii: { name: 'cii-d16b', path: 'cii-d16b/CII/uncefact/data/standard/CrossIndustryInvoice_100pD16B.xsd' },
   cdar: { name: 'cdar-d22b', path: 'cdar-d22b/CrossDomainAcknowledgementAndResponse_100pD22B.xsd' },
   fatturapa: {

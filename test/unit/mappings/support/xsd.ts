@@ -30,6 +30,7 @@ export function xsdErrors(xml: string): string[] {
   const root = doc.root()!.name();
   if (root === 'FatturaElettronica') return fatturaPaXsdErrors(xml);
   const path = root === 'Invoice' ? join(UBL_MAINDOC, 'UBL-Invoice-2.1.xsd')
+    : root === 'Order' ? join(UBL_MAINDOC, 'UBL-Order-2.1.xsd')
     : root === 'CreditNote' ? join(UBL_MAINDOC, 'UBL-CreditNote-2.1.xsd')
       : root === 'CrossIndustryInvoice' ? CII_D16B
         : undefined;

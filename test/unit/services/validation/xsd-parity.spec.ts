@@ -16,6 +16,7 @@ const XSD_DIR = join(REPO_ROOT, 'schematrons/xsd');
 const SCHEMA_FILES: Record<string, string> = {
   'ubl-invoice': 'ubl-2.1/maindoc/UBL-Invoice-2.1.xsd',
   'ubl-creditnote': 'ubl-2.1/maindoc/UBL-CreditNote-2.1.xsd',
+  'ubl-order': 'ubl-2.1/maindoc/UBL-Order-2.1.xsd',
   cii: 'cii-d16b/CII/uncefact/data/standard/CrossIndustryInvoice_100pD16B.xsd',
   cdar: 'cdar-d22b/CrossDomainAcknowledgementAndResponse_100pD22B.xsd',
 };

@@ -1,4 +1,4 @@
-import { isPrivateAddress, privateTargetProblem, urlShapeProblem } from '../../../../services/webhooks/url-policy.ts';
+import { isPrivateAddress, privateTargetProblem, urlShapeProblem } from '../../../../services/shared/url-policy.ts';
 
 describe('receiver URL policy', () => {
   it('classifies loopback, private, link-local, CGNAT, multicast and mapped addresses as private', () => {

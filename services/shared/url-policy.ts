@@ -1,5 +1,5 @@
 /**
- * Receiver URL checks. Live webhooks must be HTTPS to public addresses: loopback, private,
+ * Outbound URL checks (webhook receivers, PunchOut catalogs). Live targets must be HTTPS to public addresses: loopback, private,
  * link-local, CGNAT, multicast and reserved ranges are refused, at creation and again before every
  * attempt (the name is resolved each time). Sandbox webhooks may target anything (local receivers).
  */
