@@ -63,7 +63,7 @@ export function DocumentsPage() {
   );
 }
 
-function invoiceOf(company: Company, to: string, number: string, buyerName: string, amount: number): SendBody {
+function invoiceOf(company: Company, to: string, number: string, buyer: { name: string; country: string }, amount: number): SendBody {
   const today = new Date();
   const due = new Date(today.getTime() + 30 * 86_400_000);
   return {
@@ -74,7 +74,8 @@ function invoiceOf(company: Company, to: string, number: string, buyerName: stri
       dueDate: due.toISOString().slice(0, 10),
       buyerReference: 'DASHBOARD',
       seller: { name: company.name, ...(company.vatNumber ? { vatNumber: company.vatNumber } : {}), ...(company.address ? { address: company.address } : {}) },
-      buyer: { name: buyerName },
+      // The buyer's electronic address is the Peppol id it is sent to (BT-49), its country is required (BT-55).
+      buyer: { name: buyer.name, peppolId: to, address: { country: buyer.country } },
       lines: [{ description: 'Services', quantity: 1, unitPrice: amount, vatRate: 21 }],
     },
   } as SendBody;
@@ -96,7 +97,7 @@ function SendInvoice({ onSent }: { onSent: () => void }) {
     const count = Math.min(20, Math.max(1, Number(form.get('count') ?? 1)));
     const base = String(form.get('number') ?? '').trim() || `INV-${Date.now()}`;
     const amount = Number(form.get('amount') ?? 100);
-    const buyerName = String(form.get('buyer') ?? '').trim() || 'Customer';
+    const buyer = { name: String(form.get('buyer') ?? '').trim() || 'Customer', country: String(form.get('country') ?? '').trim().toUpperCase() || 'BE' };
     setBusy(true);
     setError(undefined);
     setResult(undefined);
@@ -104,12 +105,12 @@ function SendInvoice({ onSent }: { onSent: () => void }) {
     try {
       const company = await call('get', '/v1/me/company');
       if (count === 1) {
-        const sent = await call('post', '/v1/documents/send', { body: invoiceOf(company, to, base, buyerName, amount) });
+        const sent = await call('post', '/v1/documents/send', { body: invoiceOf(company, to, base, buyer, amount) });
         setResult(`Sent ${sent.number ?? sent.id}: ${sent.deliveryStatus}`);
         onSent();
         return;
       }
-      const batch = await call('post', '/v1/documents/send/batch', { body: { documents: Array.from({ length: count }, (_, i) => invoiceOf(company, to, `${base}-${i + 1}`, buyerName, amount)) } as Body<'/v1/documents/send/batch', 'post'> });
+      const batch = await call('post', '/v1/documents/send/batch', { body: { documents: Array.from({ length: count }, (_, i) => invoiceOf(company, to, `${base}-${i + 1}`, buyer, amount)) } as Body<'/v1/documents/send/batch', 'post'> });
       const ids = batch.results.flatMap((r) => (r.status === 'created' && r.document && 'id' in r.document ? [r.document.id] : []));
       const refused = batch.results.length - ids.length;
       setProgress({ done: 0, total: count, failed: refused });
@@ -143,6 +144,7 @@ function SendInvoice({ onSent }: { onSent: () => void }) {
         <label>To (Peppol id) <input name="to" required placeholder="0208:0123456749" data-testid="send-to" /></label>
         <label>Number <input name="number" placeholder="INV-…" data-testid="send-number" /></label>
         <label>Buyer <input name="buyer" placeholder="Customer" /></label>
+        <label>Buyer country <input name="country" value="BE" pattern="[A-Za-z]{2}" maxLength={2} size={3} /></label>
         <label>Amount <input name="amount" type="number" min="0.01" step="0.01" value="100" /></label>
         <label>How many <input name="count" type="number" min="1" max="20" value="1" data-testid="send-count" /></label>
         <button class="primary" type="submit" disabled={busy} data-testid="send-submit">{busy ? 'Sending…' : 'Send'}</button>

@@ -62,7 +62,7 @@ function WebhookCard({ webhook, onChange }: { webhook: Webhook; onChange: () => 
               <td><code>{d.eventType}</code><div class="hint">{d.eventId}{d.test ? ' · test' : ''}</div></td>
               <td><Badge value={d.status} /></td>
               <td><AttemptTimeline delivery={d} /></td>
-              <td><ActionButton label="Replay" testId="replay" run={async () => { await call('post', '/v1/webhooks/{id}/replay', { params: { id: webhook.id }, body: { eventId: d.eventId } }); setTimeout(deliveries.reload, 800); return 'Replayed'; }} /></td>
+              <td>{!d.test && <ActionButton label="Replay" testId="replay" run={async () => { await call('post', '/v1/webhooks/{id}/replay', { params: { id: webhook.id }, body: { eventId: d.eventId } }); setTimeout(deliveries.reload, 800); return 'Replayed'; }} />}</td>
             </tr>
           ))}
           {deliveries.data && !deliveries.data.data.length && <tr><td colSpan={4} class="empty">No deliveries yet.</td></tr>}
