@@ -2,16 +2,33 @@
 import { useMemo, useState } from 'preact/hooks';
 import { call, type Ok } from '../api.ts';
 import { TrafficChart, type Series } from '../chart.tsx';
-import { Badge, ErrorBox, Pager, Section, formatTime, useLoad } from '../ui.tsx';
+import { ErrorBox, Pager, Section, formatTime, useLoad } from '../ui.tsx';
 import { navigate } from '../router.ts';
 
 type Timeseries = Ok<'/v1/requests/timeseries', 'get'>;
 
+const STEP_MS = { minute: 60_000, hour: 3_600_000 };
+
+/** Every bucket of the window, the quiet ones at zero (the endpoint lists only buckets that saw requests). */
 function seriesOf(ts: Timeseries | undefined, bucket: 'minute' | 'hour'): Series {
-  const data = ts?.data ?? [];
-  const label = (iso: string) => new Date(iso).toLocaleTimeString(undefined, bucket === 'minute' ? { hour: '2-digit', minute: '2-digit' } : { day: '2-digit', hour: '2-digit' });
-  return { labels: data.map((d) => label(d.ts)), total: data.map((d) => d.total), errors: data.map((d) => d.errors), throttled: data.map((d) => d.throttled) };
+  const series: Series = { labels: [], total: [], errors: [], throttled: [] };
+  if (!ts) return series;
+  const step = STEP_MS[bucket];
+  const byBucket = new Map(ts.data.map((d) => [Math.floor(Date.parse(d.ts) / step), d]));
+  const label = (ms: number) => new Date(ms).toLocaleTimeString(undefined, bucket === 'minute' ? { hour: '2-digit', minute: '2-digit' } : { day: '2-digit', hour: '2-digit' });
+  const first = Math.floor(Date.parse(ts.since) / step);
+  const last = Math.floor(Date.parse(ts.until) / step);
+  for (let b = Math.max(first, last - 180); b <= last; b++) {
+    const d = byBucket.get(b);
+    series.labels.push(label(b * step));
+    series.total.push(d?.total ?? 0);
+    series.errors.push(d?.errors ?? 0);
+    series.throttled.push(d?.throttled ?? 0);
+  }
+  return series;
 }
+
+const StatusBadge = ({ status }: { status: number }) => <span class={`badge ${status < 300 ? 'good' : status === 429 ? 'wait' : status < 500 ? 'wait' : 'bad'}`}>{status}</span>;
 
 export function RequestsPage({ id }: { id?: string | undefined }) {
   const perMinute = useLoad(() => call('get', '/v1/requests/timeseries', { query: { bucket: 'minute', since: new Date(Date.now() - 60 * 60_000).toISOString() } as never }), []);
@@ -53,7 +70,7 @@ export function RequestsPage({ id }: { id?: string | undefined }) {
             {list.data?.data.map((r) => (
               <tr key={r.id} class="link" onClick={() => navigate(`#/requests/${r.id}`)} data-testid="request-row">
                 <td>{formatTime(r.createdAt)}</td><td>{r.method}</td><td><code>{r.path}</code></td>
-                <td><Badge value={String(r.status)} /></td><td class="num">{r.durationMs !== undefined ? `${Math.round(r.durationMs)} ms` : '—'}</td><td>{r.errorCode ?? ''}</td>
+                <td><StatusBadge status={r.status} /></td><td class="num">{r.durationMs !== undefined ? `${Math.round(r.durationMs)} ms` : '—'}</td><td>{r.errorCode ?? ''}</td>
               </tr>
             ))}
           </tbody>
@@ -74,7 +91,7 @@ function Trace({ id }: { id: string }) {
       <ErrorBox error={trace.error} />
       {t && (
         <div>
-          <p><strong>{t.method} <code>{t.path}</code></strong> → <Badge value={String(t.status)} /> {t.errorCode && <code>{t.errorCode}</code>} in {Math.round(total)} ms · action <code>{t.action ?? '—'}</code>{t.idempotencyKey ? ` · Idempotency-Key ${t.idempotencyKey}${t.replayed ? ' (replayed)' : ''}` : ''}</p>
+          <p><strong>{t.method} <code>{t.path}</code></strong> → <StatusBadge status={t.status} /> {t.errorCode && <code>{t.errorCode}</code>} in {Math.round(total)} ms · action <code>{t.action ?? '—'}</code>{t.idempotencyKey ? ` · Idempotency-Key ${t.idempotencyKey}${t.replayed ? ' (replayed)' : ''}` : ''}</p>
           <p class="hint">Received {formatTime(t.timing.receivedAt)}, completed {formatTime(t.timing.completedAt)}</p>
           <table class="waterfall" data-testid="trace-calls">
             <thead><tr><th>Call</th><th>Duration</th><th /></tr></thead>
