@@ -31,7 +31,7 @@ import { IpLimiter } from './ip-limiter.ts';
 import { AuthFailureThrottle, clientKey, ipKey, isAuthFailure } from './auth-failures.ts';
 import { GatewayGuarantees, type GuardedRequest } from './guarantees.ts';
 import { exhaustRateLimit } from './rate-limit.contract.ts';
-import { openapi, errorCatalogue, errorPage, referencePage, referenceScript, llmsTxt, createSession } from './gateway.contract.ts';
+import { openapi, errorCatalogue, errorPage, referencePage, referenceScript, llmsTxt, createSession, SESSION_SECONDS } from './gateway.contract.ts';
 import { DashboardSessions, SESSION_TOKEN_PREFIX } from './dashboard-session.ts';
 import { dashboardHandler } from './dashboard-assets.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -299,7 +299,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       const key = (ctx.meta as SessionMeta).$sessionKey;
       if (!key) throw new DomainError('INVALID_TOKEN', 'Only an API key (svc_…) can be exchanged for a dashboard session; a token is used as it is');
       const { token, expiresAt } = await this.sessions.seal(key, systemClock.now());
-      return { token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString(), expiresIn: Math.round((expiresAt.getTime() - systemClock.now().getTime()) / 1000) };
+      return { token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString(), expiresIn: SESSION_SECONDS };
     }),
     exhaustRateLimit: implement(exhaustRateLimit, async function (this: GatewayVars, ctx) {
       return this.guarantees.exhaust(ctx);
