@@ -1,5 +1,5 @@
 /** gateway: the HTTP edge. Its own actions serve the API description and the error catalogue. */
-import { defineAction } from '../shared/contract.ts';
+import { defineAction, STRICT_REMOVE } from '../shared/contract.ts';
 
 export const openapi = defineAction<Record<string, never>, Record<string, unknown>>('gateway', 'openapi', {
   params: {},
@@ -65,7 +65,7 @@ export interface SessionView {
  * Authorization header is exchanged for a 30-minute session token that stands for it.
  */
 export const createSession = defineAction<Record<string, never>, SessionView>('gateway', 'createSession', {
-  params: {},
+  params: { ...STRICT_REMOVE },
   http: {
     method: 'POST', path: '/v1/sessions', access: 'authenticated', tag: 'Meta', secretFields: ['token'],
     summary: 'Exchange the API key of this request for a 30-minute session token (`ses_…`), as the web dashboard at /app does so the browser never keeps the key. The token is the key sealed with its expiry under a server secret: it carries exactly the key\'s scopes, key type and company, and stops working as soon as the key is revoked. Only an API key can be exchanged (a JWT or a session token: 401 INVALID_TOKEN).',
