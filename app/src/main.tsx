@@ -14,6 +14,7 @@ import { EventsPage } from './pages/events.tsx';
 import { RequestsPage } from './pages/requests.tsx';
 import { CompaniesPage } from './pages/companies.tsx';
 import { SandboxPage } from './pages/sandbox.tsx';
+import { ConsentPage } from './pages/consent.tsx';
 
 const NAV: Array<[string, string]> = [
   ['documents', 'Documents'],
@@ -68,6 +69,7 @@ function Shell({ session }: { session: Session }) {
         {route.page === 'requests' && <RequestsPage id={route.id} />}
         {route.page === 'companies' && <CompaniesPage />}
         {route.page === 'sandbox' && <SandboxPage />}
+        {route.page === 'consent' && route.id && <ConsentPage id={route.id} />}
       </div>
     </div>
   );

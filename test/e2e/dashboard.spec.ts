@@ -6,10 +6,11 @@
  * a request's trace, companies and keys, and the sandbox controls. Every page is saved as a
  * screenshot with its real data (path printed at the end); any CSP violation or page error fails.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startTestApp, bootstrap, type TestApp } from '../support/app.ts';
+import { startTestApp, bootstrap, api, type TestApp } from '../support/app.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 import { buildDashboard } from '../../scripts/build-app.ts';
 import { DASHBOARD_DIST } from '../../services/gateway/dashboard-assets.ts';
@@ -214,7 +215,7 @@ it('a sender signs in, sends an invoice and a batch, and walks through every pag
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 }), 300_000);
 
-it('the recipient sees the invoice arrive and moves its lifecycle with the buttons', () => scenario('recipient', async (page) => {
+it('the recipient sees the invoice arrive, moves its lifecycle with the buttons, consents to an agent (PKCE) and hands off to another', () => scenario('recipient', async (page) => {
   await signIn(page, recipient.apiKey);
   await findDocument(page, `${run}-1`, 'received', 'incoming');
   await page.getByTestId('document-row').filter({ hasText: `${run}-1` }).click();
@@ -225,4 +226,34 @@ it('the recipient sees the invoice arrive and moves its lifecycle with the butto
   await page.getByTestId('lifecycle-timeline').locator('li', { hasText: '205' }).waitFor();
   await page.getByTestId('document-title').locator('.badge', { hasText: 'approved' }).waitFor();
   await shot(page, '09-document-incoming');
+
+  // An agent asks for access with PKCE; the user consents in the dashboard; the agent gets its key.
+  const verifier = randomBytes(32).toString('base64url');
+  const asked = await api(t.baseUrl, 'POST', '/v1/oauth/authorize', { body: { client_name: 'E2E agent', scopes: ['documents.read'], code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' } });
+  expect(asked.status).toBe(201);
+  await page.goto(`/app/#/consent/${asked.body.id}`);
+  await page.getByTestId('consent').getByText('E2E agent').waitFor();
+  await page.getByTestId('consent-grant').click();
+  const code = (await page.getByTestId('consent-code').textContent())!;
+  await shot(page, '10-agent-consent');
+  const agentKey = await api(t.baseUrl, 'POST', '/v1/oauth/keys', { body: { code, code_verifier: verifier } });
+  expect(agentKey.status).toBe(201);
+  expect(agentKey.body.scopes).toEqual(['documents.read']);
+  const seen = await api(t.baseUrl, 'GET', `/v1/documents?search=${run}-1`, { key: agentKey.body.key });
+  expect(seen.body.data.map((d: { number: string }) => d.number)).toContain(`${run}-1`);
+
+  // A handoff token minted here signs another browser in (redeemed for a key, exchanged for a session).
+  await page.getByTestId('nav-companies').click();
+  await page.getByTestId('handoff-mint').click();
+  const handoff = (await page.getByTestId('handoff-token').textContent())!;
+  const agent = await newPage();
+  try {
+    await agent.goto('/app/');
+    await agent.locator('input[name=handoff]').fill(handoff);
+    await agent.getByRole('button', { name: 'Redeem' }).click();
+    await agent.getByTestId('nav-documents').waitFor();
+    await agent.getByTestId('document-row').filter({ hasText: `${run}-1` }).waitFor();
+  } finally {
+    await agent.context().close();
+  }
 }), 180_000);

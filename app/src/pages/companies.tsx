@@ -16,6 +16,7 @@ export function CompaniesPage() {
   const keys = useLoad(() => call('get', '/v1/api-keys', { query: { limit: 100 } }), []);
   const [newKey, setNewKey] = useState<string>();
   const [error, setError] = useState<string>();
+  const [handoff, setHandoff] = useState<string>();
   const acting = currentSession()?.companyId;
 
   return (
@@ -39,6 +40,14 @@ export function CompaniesPage() {
             ))}
           </tbody>
         </table>
+      </Section>
+      <Section title="Hand off to an agent" testId="handoff">
+        <p class="hint">A single-use token valid 10 minutes that an AI agent redeems once for its own key of the acting company (POST /v1/oauth/handoffs/redeem).</p>
+        <ActionButton label="Mint a handoff token (send, receive, documents.read)" testId="handoff-mint" run={async () => {
+          const handoff = await call('post', '/v1/oauth/handoffs', { body: { name: 'dashboard handoff', scopes: ['send', 'receive', 'documents.read'] } });
+          setHandoff(handoff.token);
+        }} />
+        {handoff && <p class="note ok">Handoff token (shown once): <code class="secret" data-testid="handoff-token">{handoff}</code></p>}
       </Section>
       <Section title="API keys" testId="api-keys">
         {keys.error ? <p class="hint" role="status">Keys are managed with an organization-wide platform credential: {keys.error}</p> : (
