@@ -215,7 +215,35 @@ it('a sender signs in, sends an invoice and a batch, and walks through every pag
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 }), 300_000);
 
+/**
+ * A German invoice whose seller telephone has no digits: valid, with the Peppol warning DE-R-027 on
+ * the seller party, which the recipient's page shows next to the From field.
+ */
+async function sendGermanInvoiceWithAWarning(number: string): Promise<void> {
+  // The sender's forced rate limit (sandbox page, first test) may still run: wait it out, bounded.
+  const deadline = Date.now() + 30_000;
+  while ((await api(t.baseUrl, 'GET', '/v1/me', { key: sender.apiKey })).status === 429 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+  const company = await api(t.baseUrl, 'POST', '/v1/companies', { key: sender.apiKey, body: { vatNumber: 'DE123456789' } });
+  expect(company.status).toBe(201);
+  const address = (city: string, postalCode: string) => ({ street: 'Hauptstr. 1', city, postalCode, country: 'DE' });
+  const sent = await api(t.baseUrl, 'POST', '/v1/documents/send', {
+    key: sender.apiKey, headers: { 'x-service-company': company.body.id },
+    body: {
+      type: 'invoice', format: 'json', to: recipient.company.peppolId,
+      document: {
+        number, dueDate: '2026-12-31', buyerReference: 'REF-1',
+        seller: { name: 'Muster GmbH', vatNumber: 'DE123456789', address: address('Berlin', '10115'), contact: { name: 'Buchhaltung', phone: 'n/a', email: 'buchhaltung@example.de' } },
+        buyer: { name: 'Recipient', peppolId: recipient.company.peppolId, address: address('Köln', '50667') },
+        payment: { means: '58', iban: 'DE89370400440532013000' },
+        lines: [{ description: 'Beratung', quantity: 1, unitPrice: 100, vatRate: 19 }],
+      },
+    },
+  });
+  expect(sent.status).toBe(201);
+}
+
 it('the recipient sees the invoice arrive, moves its lifecycle with the buttons, consents to an agent (PKCE) and hands off to another', () => scenario('recipient', async (page) => {
+  await sendGermanInvoiceWithAWarning(`${run}-DE`);
   await signIn(page, recipient.apiKey);
   await findDocument(page, `${run}-1`, 'received', 'incoming');
   await page.getByTestId('document-row').filter({ hasText: `${run}-1` }).click();
@@ -227,6 +255,13 @@ it('the recipient sees the invoice arrive, moves its lifecycle with the buttons,
   await page.getByTestId('document-title').locator('.badge', { hasText: 'approved' }).waitFor();
   await shot(page, '09-document-incoming');
 
+  // Validation findings sit next to the field they concern.
+  await findDocument(page, `${run}-DE`, 'received', 'incoming');
+  await page.getByTestId('document-row').filter({ hasText: `${run}-DE` }).click();
+  await page.locator('tr[data-field=from]').getByTestId('finding').filter({ hasText: 'DE-R-027' }).waitFor();
+  await page.getByTestId('validation-summary').getByText(/1 warnings/).waitFor();
+  await shot(page, '10-document-findings');
+
   // An agent asks for access with PKCE; the user consents in the dashboard; the agent gets its key.
   const verifier = randomBytes(32).toString('base64url');
   const asked = await api(t.baseUrl, 'POST', '/v1/oauth/authorize', { body: { client_name: 'E2E agent', scopes: ['documents.read'], code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' } });
@@ -235,7 +270,7 @@ it('the recipient sees the invoice arrive, moves its lifecycle with the buttons,
   await page.getByTestId('consent').getByText('E2E agent').waitFor();
   await page.getByTestId('consent-grant').click();
   const code = (await page.getByTestId('consent-code').textContent())!;
-  await shot(page, '10-agent-consent');
+  await shot(page, '11-agent-consent');
   const agentKey = await api(t.baseUrl, 'POST', '/v1/oauth/keys', { body: { code, code_verifier: verifier } });
   expect(agentKey.status).toBe(201);
   expect(agentKey.body.scopes).toEqual(['documents.read']);

@@ -98,11 +98,17 @@ const FindingNote = ({ finding }: { finding: Finding }) => (
 
 function LifecycleView({ id, lifecycle, onMoved }: { id: string; lifecycle: Ok<'/v1/documents/{id}/lifecycle', 'get'>; onMoved: () => void }) {
   const [reason, setReason] = useState('');
+  const [amount, setAmount] = useState('');
   const move = (t: { code?: string; status?: string }) => async () => {
     const body: Record<string, unknown> = { status: t.status };
     if (reason) body[t.status === 'disputed' || t.status === 'rejected' ? 'reason' : 'note'] = reason;
     if (t.code === '208') body.reasonCode = 'suspended';
-    if (t.status === 'paid' || t.status === 'partially_paid') body.paymentDate = new Date().toISOString().slice(0, 10);
+    // A partial approval says what remains unapproved (206); a payment may say how much was paid.
+    if (amount && t.code === '206') body.remainingAmount = Number(amount);
+    if (t.status === 'paid' || t.status === 'partially_paid') {
+      body.paymentDate = new Date().toISOString().slice(0, 10);
+      if (amount) body.paymentAmount = Number(amount);
+    }
     await call('post', '/v1/documents/{id}/lifecycle', { params: { id }, body: body as LifecycleMove });
     onMoved();
     return `Moved to ${t.code} ${t.status}`;
@@ -118,7 +124,10 @@ function LifecycleView({ id, lifecycle, onMoved }: { id: string; lifecycle: Ok<'
       <h3>Next moves</h3>
       {lifecycle.allowedTransitions.length ? (
         <div>
-          <label>Reason or note <input value={reason} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} placeholder="optional" /></label>
+          <div class="inline-form">
+            <label>Reason or note <input value={reason} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} placeholder="optional" /></label>
+            <label>Amount <input type="number" min="0" step="0.01" value={amount} onInput={(e) => setAmount((e.currentTarget as HTMLInputElement).value)} placeholder="206: remaining · 211/212: paid" /></label>
+          </div>
           <div class="buttons" data-testid="lifecycle-moves">
             {lifecycle.allowedTransitions.map((t) => <ActionButton label={`${t.code} ${t.label ?? t.status}`} testId={`move-${t.code}`} kind={t.status === 'rejected' || t.status === 'disputed' ? 'danger' : 'primary'} run={move(t)} />)}
           </div>
