@@ -144,9 +144,9 @@ function SendInvoice({ onSent }: { onSent: () => void }) {
         <label>To (Peppol id) <input name="to" required placeholder="0208:0123456749" data-testid="send-to" /></label>
         <label>Number <input name="number" placeholder="INV-…" data-testid="send-number" /></label>
         <label>Buyer <input name="buyer" placeholder="Customer" /></label>
-        <label>Buyer country <input name="country" value="BE" pattern="[A-Za-z]{2}" maxLength={2} size={3} /></label>
-        <label>Amount <input name="amount" type="number" min="0.01" step="0.01" value="100" /></label>
-        <label>How many <input name="count" type="number" min="1" max="20" value="1" data-testid="send-count" /></label>
+        <label>Buyer country <input name="country" defaultValue="BE" pattern="[A-Za-z]{2}" maxLength={2} size={3} /></label>
+        <label>Amount <input name="amount" type="number" min="0.01" step="0.01" defaultValue="100" /></label>
+        <label>How many <input name="count" type="number" min="1" max="20" defaultValue="1" data-testid="send-count" /></label>
         <button class="primary" type="submit" disabled={busy} data-testid="send-submit">{busy ? 'Sending…' : 'Send'}</button>
       </form>
       {progress && <Progress done={progress.done} total={progress.total} label={progress.failed ? `Delivered or failed (${progress.failed} failed)` : 'Delivered'} />}
