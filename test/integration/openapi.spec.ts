@@ -35,7 +35,9 @@ it('serves an OpenAPI 3.1 document with exactly the gateway routes', async () =>
   const connectorMounts = ['GET', 'POST', 'PUT'].map((m) => `${m} /connectors/{connectorId}/{route}`);
   // And the MCP server's endpoint (JSON-RPC over streamable HTTP; its tools are the operations above, described in /llms.txt).
   const mcpMount = ['DELETE', 'GET', 'POST'].map((m) => `${m} /mcp`);
-  expect(aliases).toEqual([...routed, ...connectorMounts, ...mcpMount].sort());
+  // And the web dashboard's static files (a client of this API, not part of it).
+  const dashboardMount = ['GET', 'HEAD'].flatMap((m) => [`${m} /app`, `${m} /app/{file}`]);
+  expect(aliases).toEqual([...routed, ...connectorMounts, ...mcpMount, ...dashboardMount].sort());
 
   const createKey = doc.paths['/v1/api-keys'].post;
   expect(createKey['x-required-scope']).toBe('platform');

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the API key of this request for a 30-minute session token (`ses_…`), as the web dashboard at /app does so the browser never keeps the key. The token is the key sealed with its expiry under a server secret: it carries exactly the key's scopes, key type and company, and stops working as soon as the key is revoked. Only an API key can be exchanged (a JWT or a session token: 401 INVALID_TOKEN).
+         * @description Exchange the API key of this request for a 30-minute session token (`ses_…`), as the web dashboard at /app does so the browser never keeps the key. The token is the key sealed with its expiry under a server secret: it carries exactly the key's scopes, key type and company, and stops working as soon as the key is revoked. Only an API key can be exchanged (a JWT or a session token: 401 INVALID_TOKEN).
+         */
+        post: operations["gateway.createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs/errors.json": {
         parameters: {
             query?: never;
@@ -2462,6 +2482,143 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "gateway.createSession": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The session token. Returned once; opaque: the key inside cannot be read out of it.
+                         * @example ses_eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0…
+                         */
+                        token: string;
+                        /** @constant */
+                        tokenType: "Bearer";
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /**
+                         * @description Seconds
+                         * @constant
+                         */
+                        expiresIn: 1800;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "gateway.errorCatalogue": {
         parameters: {
             query?: never;
