@@ -704,6 +704,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/{id}/facturx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as Factur-X: a PDF/A-3 whose visual is the PDF representation's, embedding its CII as factur-x.xml (AFRelationship Alternative, in the /AF array) with the Factur-X XMP extension schema (EN 16931 profile unless the CII names another). A document sent as Factur-X answers the bytes it was delivered as; another is built from its record, the same bytes on every call. 404 when the document is no structured invoice
+         * @description The invoice as Factur-X: a PDF/A-3 whose visual is the PDF representation's, embedding its CII as factur-x.xml (AFRelationship Alternative, in the /AF array) with the Factur-X XMP extension schema (EN 16931 profile unless the CII names another). A document sent as Factur-X answers the bytes it was delivered as; another is built from its record, the same bytes on every call. 404 when the document is no structured invoice
+         */
+        get: operations["documents.facturxRepresentation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/{id}": {
         parameters: {
             query?: never;
@@ -712,8 +732,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)
-         * @description One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF when one exists)
+         * One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF, HTML preview and Factur-X of a structured invoice)
+         * @description One document, with links to its representations (original artefact, structured XML, normalised JSON, PDF, HTML preview and Factur-X of a structured invoice)
          */
         get: operations["documents.get"];
         put?: never;
@@ -876,10 +896,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
-         * @description The PDF of a hybrid (Factur-X / ZUGFeRD) document, or the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows)
+         * The PDF of the document: a hybrid's own (Factur-X / ZUGFeRD), the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows), the Factur-X it was sent as, else a PDF drawn from the invoice (seller, buyer, lines, VAT breakdown, totals, dates, payment; Helvetica, so characters outside Western European Latin show as "?" with a footer saying so, and the preview shows them). 404 when the document is no structured invoice and carries no PDF
+         * @description The PDF of the document: a hybrid's own (Factur-X / ZUGFeRD), the PDF copy a structured invoice carries of itself (an application/pdf attachment, BT-125, as Peppol BIS Billing 3.0.20 allows), the Factur-X it was sent as, else a PDF drawn from the invoice (seller, buyer, lines, VAT breakdown, totals, dates, payment; Helvetica, so characters outside Western European Latin show as "?" with a footer saying so, and the preview shows them). 404 when the document is no structured invoice and carries no PDF
          */
         get: operations["documents.pdfRepresentation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as a readable HTML page (any syntax it came in: UBL, CII, Factur-X, FatturaPA, KSeF …): seller, buyer, lines, VAT breakdown, totals, dates, payment terms and means. Self-contained and escaped, no script, served with a Content-Security-Policy that lets nothing load or run. 404 when the document is no structured invoice
+         * @description The invoice as a readable HTML page (any syntax it came in: UBL, CII, Factur-X, FatturaPA, KSeF …): seller, buyer, lines, VAT breakdown, totals, dates, payment terms and means. Self-contained and escaped, no script, served with a Content-Security-Policy that lets nothing load or run. 404 when the document is no structured invoice
+         */
+        get: operations["documents.previewRepresentation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -956,30 +996,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The structured XML (UBL 2.1 or CII D16B)
-         * @description The structured XML (UBL 2.1 or CII D16B)
+         * The structured XML (UBL 2.1 or CII D16B; for a document sent as Factur-X, the CII it embeds)
+         * @description The structured XML (UBL 2.1 or CII D16B; for a document sent as Factur-X, the CII it embeds)
          */
         get: operations["documents.xmlRepresentation"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/archive/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The archive of the caller's documents (its mode; one company with `companyId`, or the credential's own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact's path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)
-         * @description The archive of the caller's documents (its mode; one company with `companyId`, or the credential's own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact's path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)
-         */
-        get: operations["documents.exportArchive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2156,6 +2176,434 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fr/ubl/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a French invoice between syntaxes through the EN 16931 model: `to: ubl` writes a CII D16B invoice as French UBL, `to: cii` a UBL invoice as CII; the French facts (SIREN, 0225 addresses, BT-23, notes) are completed as `generate` does, and the result is judged by the French packs (`valid`, `findings`)
+         * @description Convert a French invoice between syntaxes through the EN 16931 model: `to: ubl` writes a CII D16B invoice as French UBL, `to: cii` a UBL invoice as CII; the French facts (SIREN, 0225 addresses, BT-23, notes) are completed as `generate` does, and the result is judged by the French packs (`valid`, `findings`)
+         */
+        post: operations["generator.convert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/documents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A stored invoice or credit note (sent or received, UBL or CII) written as French UBL, with the verdict of the French packs (`valid`, `findings`); the stored document is unchanged
+         * @description A stored invoice or credit note (sent or received, UBL or CII) written as French UBL, with the verdict of the French packs (`valid`, `findings`); the stored document is unchanged
+         */
+        post: operations["generator.fromDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a French reform UBL 2.1 invoice from the JSON invoice: SIREN (0002) and SIRET (0009) identifiers, 0225 directory addresses, billing framework (BT-23), #PMT#/#PMD#/#AAB#/#BAR# notes; refused unless it passes EN 16931 (or EXTENDED-CTC-FR) and BR-FR. Nothing is stored
+         * @description Generate a French reform UBL 2.1 invoice from the JSON invoice: SIREN (0002) and SIRET (0009) identifiers, 0225 directory addresses, billing framework (BT-23), #PMT#/#PMD#/#AAB#/#BAR# notes; refused unless it passes EN 16931 (or EXTENDED-CTC-FR) and BR-FR. Nothing is stored
+         */
+        post: operations["generator.generate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One example, with the body to post to `generate` as is
+         * @description One example, with the body to post to `generate` as is
+         */
+        get: operations["generator.getTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Example bodies of `generate` for the common French cases (domestic B2B services, goods at several VAT rates, credit note, self-billing, already paid); each one generates a valid invoice
+         * @description Example bodies of `generate` for the common French cases (domestic B2B services, goods at several VAT rates, credit note, self-billing, already paid); each one generates a valid invoice
+         */
+        get: operations["generator.listTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render the JSON invoice as French UBL as `generate` would, and answer with it even when rule packs refuse it (`valid: false`, findings with JSON paths): for editing a draft. Nothing is stored
+         * @description Render the JSON invoice as French UBL as `generate` would, and answer with it even when rule packs refuse it (`valid: false`, findings with JSON paths): for editing a draft. Nothing is stored
+         */
+        post: operations["generator.preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fr/ubl/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Judge a French invoice by the French rule packs we ship (XSD, EN 16931 or EXTENDED-CTC-FR, BR-FR): `format: ubl-xml` a UBL you wrote (`xml`; findings locate by XPath), `format: json` the JSON invoice as the generator writes it (`document`, `french`; findings also name the JSON path)
+         * @description Judge a French invoice by the French rule packs we ship (XSD, EN 16931 or EXTENDED-CTC-FR, BR-FR): `format: ubl-xml` a UBL you wrote (`xml`; findings locate by XPath), `format: json` the JSON invoice as the generator writes it (`document`, `french`; findings also name the JSON path)
+         */
+        post: operations["generator.validate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/access-point/{participantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The platform routing a Peppol participant (outside France): resolved at the time of the call through the SML, the participant's SMP and its signed endpoint, named from the endpoint certificate (O = operator, CN = seat id)
+         * @description Asks, at the time of the call, the Peppol discovery connectors (peppol-discovery, or the peppol-as4 access point's own discovery) of the caller's mode: production for live keys, the Peppol test network for test keys. 400 for a participant id that is not `<scheme>:<identifier>`; 404 when the SML has no record of it; 503 UPSTREAM_UNAVAILABLE when no discovery connector runs, or DNS or the SMP does not answer (or signs with an untrusted certificate).
+         */
+        get: operations["portability-messages.accessPoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's portability messages, newest first, with the number matching the filters (`total`); filters `requestRef`, `siren`, `state`, `messageType`, `dispatched`
+         * @description The organization's portability messages, newest first, with the number matching the filters (`total`); filters `requestRef`, `siren`, `state`, `messageType`, `dispatched`
+         */
+        get: operations["portability-messages.listMessages"];
+        put?: never;
+        /**
+         * Build, log and (when this deployment dispatches) mail one portability message to the other platform of a switch
+         * @description Builds the subject `[PORTABILITE][<MESSAGE_TYPE>][<STATUS_CODE>][SIREN:<9 digits>][REF:<requestRef>]` and the 18-column semicolon CSV (`request_datetime` now in UTC unless given with its timezone), logs the message whether or not it is mailed, then mails it. Recipient: `to` when given (always wins), else the other platform of the switch (for a `GAINING_PA` sender the losing one, for a `LOSING_PA` sender the gaining one; without `directionRole`, REQUEST and COMPLETION go to the losing platform, ACK and DECISION to the gaining one) found by id (matricule) or name in the registry snapshot (`GET /v1/portability/platforms`); its portability address, else its contact address. A sandbox key never reaches a platform (`reason: sandbox`); a live message is mailed only when the deployment dispatches (EINV_PORTABILITY_DISPATCH) and has an SMTP server; the CSV travels inline in the body, or attached as `filename` through a direct relay (EINV_PORTABILITY_RELAY_URL). A `rejected` state needs `reasonCode`. 400 for a SIREN not of 9 digits, an unknown type or state, a `requestRef` containing `]` or a line break, a date without its timezone.
+         */
+        post: operations["portability-messages.createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One message with its proof: the CSV (row, fields, SHA-256), the recipient and how it was resolved, the mail id, and the annuaire snapshot taken when it was recorded
+         * @description One message with its proof: the CSV (row, fields, SHA-256), the recipient and how it was resolved, the mail id, and the annuaire snapshot taken when it was recorded
+         */
+        get: operations["portability-messages.getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The French approved platforms (registry snapshot shipped with the product, or the operator's EINV_PORTABILITY_PLATFORMS_FILE), by name, e-mail or website (`q`) and `status`; matricules only for signed-in readers, and only where the snapshot has one
+         * @description `source` and `snapshotDate` say where the list comes from and when it was taken. `matricule` is absent when unknown (never invented); `matriculeConfidence` says how it is known: `confirmed` (by the platform), `published` (an official list), `inferred` (deduced, e.g. from traffic). Public: anyone may read the list; with a valid credential the matricules are shown (an invalid one is 401).
+         */
+        get: operations["portability-messages.listPlatforms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/messages/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an inbound portability message: its subject (and optionally its CSV data row, without the header) → type, status code, state, SIREN, reference and the 18 fields
+         * @description A subject off the grammar, a SIREN not of 9 digits, an unknown message type or status code, a reference containing `]`, or a row that is not one record of exactly 18 columns is 400.
+         */
+        post: operations["portability-messages.parseMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Companies to switch, from a name (ranked suggestions) or an identifier (direct lookup): a Peppol id, a VAT number, or a bare number with `country` looked up under that country's register scheme (FR SIREN/SIRET, BE enterprise number, DK CVR, SE/NO organisation number …); a country without one gets no invented scheme (`query.note` says so)
+         * @description Looks among this platform's participants (the caller's mode) and, when configured, the Peppol Directory (EINV_PEPPOL_DIRECTORY_URL); `sources` says which answered.
+         */
+        get: operations["portability-messages.suggestCompanies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/annuaire/{siren}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which approved platform the annuaire routes a SIREN to today (platform clock), from this platform's routing switches: `currentPaMatricule` (9998, the public default, when nobody is declared; null when another platform took over and its matricule is not known here), the validity of the deciding line, `isFlowie` (routing to this platform is in effect) and the line's level
+         * @description Which approved platform the annuaire routes a SIREN to today (platform clock), from this platform's routing switches: `currentPaMatricule` (9998, the public default, when nobody is declared; null when another platform took over and its matricule is not known here), the validity of the deciding line, `isFlowie` (routing to this platform is in effect) and the line's level
+         */
+        get: operations["portability.annuaire"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * File a change of approved platform for a taxpayer: the mandate (reference, effective date, address scope), its gaps (a missing signatory is a gap, not a failure), the legal clocks (acknowledge in 24 h, decide in 5 French business days, 12 months of reception continuity) computed on the platform clock, and the first row of the evidence chain
+         * @description File a change of approved platform for a taxpayer: the mandate (reference, effective date, address scope), its gaps (a missing signatory is a gap, not a failure), the legal clocks (acknowledge in 24 h, decide in 5 French business days, 12 months of reception continuity) computed on the platform clock, and the first row of the evidence chain
+         */
+        post: operations["portability.createRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests/{requestRef}/mandate/signature/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deposit the signed mandate (multipart: `file`, `signedBy`, `signedAt`): the file is stored and the signature recorded in the evidence chain with `agreementSha256`, the digest of your file
+         * @description Deposit the signed mandate (multipart: `file`, `signedBy`, `signedAt`): the file is stored and the signature recorded in the evidence chain with `agreementSha256`, the digest of your file
+         */
+        post: operations["portability.depositSignedMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests/{requestRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
+         * @description A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
+         */
+        get: operations["portability.getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests/{requestRef}/mandate/signature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mandate signature: `signed` stays false while the approval check is open, refused or withdrawn; the first read that finds the check passed writes the signature into the evidence chain
+         * @description The mandate signature: `signed` stays false while the approval check is open, refused or withdrawn; the first read that finds the check passed writes the signature into the evidence chain
+         */
+        get: operations["portability.readSignature"];
+        put?: never;
+        /**
+         * Open an approval check for the mandate, bound to the context key `portability:<requestRef>:<mandateSha256>`, for the users named; answers the agreement text with its digest and the mandate's
+         * @description Open an approval check for the mandate, bound to the context key `portability:<requestRef>:<mandateSha256>`, for the users named; answers the agreement text with its digest and the mandate's
+         */
+        post: operations["portability.openSignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else the company registry of its VAT number's country, else what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
+         * @description Who a taxpayer is and what a change of platform means for it: its identity (from this platform's companies, else the company registry of its VAT number's country, else what a checksum-valid identifier says), the regime, the addresses that change and what is still unknown
+         */
+        post: operations["portability.resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch the routing of a SIREN (idempotent on the SIREN: the same one again answers the first switch, `created` false). GAINING_PA: the address is valid from the effective date; LOSING_PA: emission stops on that date and reception stays open `minimalServiceMonths` (12) more
+         * @description Switch the routing of a SIREN (idempotent on the SIREN: the same one again answers the first switch, `created` false). GAINING_PA: the address is valid from the effective date; LOSING_PA: emission stops on that date and reception stays open `minimalServiceMonths` (12) more
+         */
+        post: operations["portability.setRouting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/archive/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The archive of the caller's documents (its mode; one company with `companyId`, or the credential's own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact's path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)
+         * @description The archive of the caller's documents (its mode; one company with `companyId`, or the credential's own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact's path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)
+         */
+        get: operations["documents.exportArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/purchase-orders": {
         parameters: {
             query?: never;
@@ -2434,7 +2882,7 @@ export interface components {
             error: {
                 type: string;
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "WHITE_LABEL_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "RETENTION_PERIOD_ACTIVE" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
+                code: "INVALID_REQUEST" | "MISSING_FIELD" | "INVALID_ENUM" | "INVALID_VAT_FORMAT" | "INVALID_IBAN" | "INVALID_CURRENCY" | "INVALID_DATE" | "MISSING_AUTH" | "INVALID_TOKEN" | "EXPIRED_TOKEN" | "REVOKED_KEY" | "INVALID_CLIENT" | "UNSUPPORTED_GRANT_TYPE" | "ACCESS_DENIED" | "INVALID_GRANT" | "INSUFFICIENT_SCOPE" | "COMPANY_FORBIDDEN" | "COMPANY_REQUIRED" | "ORGANIZATION_FORBIDDEN" | "TEST_MODE_ONLY" | "COMPANY_SUSPENDED" | "WHITE_LABEL_ONLY" | "RESOURCE_NOT_FOUND" | "COMPANY_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "COMPANY_EXISTS" | "LIMIT_EXCEEDED" | "RETENTION_PERIOD_ACTIVE" | "DOMAIN_IN_USE" | "DUPLICATE_DOCUMENT" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_BODY_MISMATCH" | "INVALID_TRANSITION" | "MANDATE_INCOMPLETE" | "SIGNATURE_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VAT_NOT_FOUND" | "VAT_INACTIVE" | "DOMAIN_NOT_VERIFIED" | "RECIPIENT_NOT_FOUND" | "RECIPIENT_CANNOT_RECEIVE" | "UBL_VALIDATION_FAILED" | "DOCUMENT_TOO_COMPLEX" | "ISSUER_MISMATCH" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT";
                 message: string;
                 details: {
                     field?: string;
@@ -8093,7 +8541,9 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                        originalContentType?: string;
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -8160,6 +8610,118 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.facturxRepresentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8324,7 +8886,9 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                        originalContentType?: string;
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -9383,7 +9947,9 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                            originalContentType?: string;
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -9630,6 +10196,127 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.previewRepresentation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX: the invoice is too large to draw (more lines than a rendering takes, or over the worker budget); the XML and JSON representations still serve it */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED (honour Retry-After) */
             429: {
                 headers: {
@@ -9799,7 +10486,9 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                            originalContentType?: string;
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -10445,6 +11134,11 @@ export interface operations {
                     };
                     contentType?: string;
                     filename?: string;
+                    /**
+                     * @description `factur-x`: an invoice, credit note or debit note (json, ubl-xml or cii-xml) for a French recipient travels as Factur-X, a PDF/A-3 drawn from it with its CII embedded (EN 16931 profile; the CII is validated with the destination's rules first). The original stays the record; `xml` becomes the CII it carries, `pdf` and `facturx` answer the PDF delivered. 400 INVALID_REQUEST (`details[0].field` outputFormat) for another recipient or format
+                     * @enum {unknown}
+                     */
+                    outputFormat?: "factur-x";
                 };
                 "*/*": string;
             };
@@ -10549,7 +11243,9 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                        originalContentType?: string;
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -11202,6 +11898,11 @@ export interface operations {
                         };
                         contentType?: string;
                         filename?: string;
+                        /**
+                         * @description `factur-x`: an invoice, credit note or debit note (json, ubl-xml or cii-xml) for a French recipient travels as Factur-X, a PDF/A-3 drawn from it with its CII embedded (EN 16931 profile; the CII is validated with the destination's rules first). The original stays the record; `xml` becomes the CII it carries, `pdf` and `facturx` answer the PDF delivered. 400 INVALID_REQUEST (`details[0].field` outputFormat) for another recipient or format
+                         * @enum {unknown}
+                         */
+                        outputFormat?: "factur-x";
                     }[];
                 };
             };
@@ -11311,7 +12012,9 @@ export interface operations {
                                 fileId?: string;
                                 /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                                 storedFormat?: string;
-                                /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                                /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                                originalContentType?: string;
+                                /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                                 links?: {
                                     [key: string]: string;
                                 };
@@ -11483,100 +12186,6 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description RATE_LIMITED (honour Retry-After) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description UPSTREAM_ERROR: a dependency answered with an error */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "documents.exportArchive": {
-        parameters: {
-            query?: {
-                companyId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/zip": string;
-                };
-            };
-            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17564,7 +18173,9 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                            originalContentType?: string;
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -21108,6 +21719,5831 @@ export interface operations {
             };
         };
     };
+    "generator.convert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    to: "ubl" | "cii";
+                    xml: string;
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: `xml` is not well-formed, or not the syntax `to` converts from; MISSING_FIELD: the invoice cannot be French (no seller SIREN …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.fromDocument": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description MISSING_FIELD: the stored invoice cannot be French (no seller SIREN …); INVALID_REQUEST: the stored document is not an invoice or credit note in UBL or CII */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.generate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type?: "invoice" | "credit-note";
+                    documentSubtype?: string | number;
+                    selfBilled?: boolean;
+                    /** @description The invoice, exactly as `POST /v1/documents/send` takes it with `format: json`. French parties: `siren`, `siret`, `vatNumber`; `peppolId: 0225:<SIREN>_<suffix>` to address a directory suffix */
+                    document: {
+                        /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description Issue date (BT-2); today when absent
+                         */
+                        issueDate?: string;
+                        /**
+                         * Format: date
+                         * @description Payment due date (BT-9)
+                         */
+                        dueDate?: string;
+                        /**
+                         * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                         * @example EUR
+                         */
+                        currency?: string;
+                        /**
+                         * @description Rate to the VAT accounting currency
+                         * @example 100
+                         * @example 99.95
+                         */
+                        exchangeRate?: number | string;
+                        /** @description Invoice note (BT-22), passed to the recipient */
+                        note?: string;
+                        /** @description Buyer reference (BT-10) */
+                        buyerReference?: string;
+                        /** @description Purchase order reference (BT-13) */
+                        orderReference?: string;
+                        /** @description Despatch advice reference (BT-16) */
+                        despatchAdviceReference?: string;
+                        /** @description Project reference (BT-11) */
+                        projectReference?: string;
+                        /** @description Contract reference (BT-12) */
+                        contractReference?: string;
+                        /** @description Payment terms (BT-20) */
+                        paymentTerms?: string;
+                        /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                        billingReference?: string;
+                        /**
+                         * Format: date
+                         * @description Its issue date (BT-26)
+                         */
+                        billingReferenceDate?: string;
+                        /** @description A template that supplies defaults and custom field definitions */
+                        templateId?: string;
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        seller?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        buyer?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                        parties?: {
+                            /** @enum {string} */
+                            role: "seller" | "buyer" | "payee" | "payer";
+                            /** @description Peppol id or other identifier */
+                            id?: string;
+                            /** @description Name */
+                            name?: string;
+                            /** @description VAT identifier */
+                            vatNumber?: string;
+                            /** @description The party that initiated the document */
+                            initiator?: boolean;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                        }[];
+                        /** @description Payment instructions (BG-16) */
+                        payment?: {
+                            /**
+                             * @description Payment means (BT-81)
+                             * @example credit_transfer
+                             * @example card
+                             * @example direct_debit
+                             * @example 58
+                             */
+                            means?: string;
+                            /** @description Remittance information (BT-83) */
+                            reference?: string;
+                            /** @description Payment account (BT-84) */
+                            iban?: string;
+                            /** @description Service provider (BT-86) */
+                            bic?: string;
+                            /** @description Account name (BT-85) */
+                            accountName?: string;
+                            /** @description Accepted, not placed on the invoice */
+                            discountTerms?: string;
+                        };
+                        /** @description Delivery information (BG-13) */
+                        delivery?: {
+                            /**
+                             * Format: date
+                             * @description Actual delivery date (BT-72)
+                             */
+                            actualDeliveryDate?: string;
+                            /** @description Deliver-to party name (BT-70) */
+                            partyName?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            deliveryLocation?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /**
+                         * @description Incoterms code (French extension EXT-FR-FE-185)
+                         * @enum {string}
+                         */
+                        incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                        /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                        incotermsLocation?: string;
+                        /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                        lines?: {
+                            /** @description Line identifier (BT-126); its position when absent */
+                            id?: string;
+                            /** @description Item name (BT-153) */
+                            description: string;
+                            /** @description Item description (BT-154) */
+                            itemDescription?: string;
+                            /** @description Line note (BT-127) */
+                            note?: string;
+                            /**
+                             * @description Invoiced quantity (BT-129); 1 when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            quantity?: number | string;
+                            /**
+                             * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                             * @example HUR
+                             * @example C62
+                             */
+                            unit?: string;
+                            /**
+                             * @description Item net price (BT-146); required unless netAmount is given
+                             * @example 100
+                             * @example 99.95
+                             */
+                            unitPrice?: number | string;
+                            /**
+                             * @description Price base quantity (BT-149)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            priceBaseQuantity?: number | string;
+                            /** @description Unit of the price base quantity (BT-150) */
+                            priceBaseUnit?: string;
+                            /**
+                             * @description Line net amount (BT-131); quantity × unit price when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            netAmount?: number | string;
+                            /**
+                             * @description VAT rate in percent (BT-152)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vatRate?: number | string;
+                            /**
+                             * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                             * @enum {string}
+                             */
+                            vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                            /** @description VAT exemption reason text (BT-120), for exempt categories */
+                            vatExemptionReason?: string;
+                            /** @description VATEX code (BT-121) */
+                            vatExemptionCode?: string;
+                            /** @description Seller's item identifier (BT-155) */
+                            itemCode?: string;
+                            /** @description Buyer's item identifier (BT-156) */
+                            buyerItemCode?: string;
+                            /** @description Referenced purchase order line (BT-132) */
+                            orderLineReference?: string;
+                            /** @description Buyer accounting reference (BT-133) */
+                            accountingCost?: string;
+                            /** @description Invoice line object identifier (BT-128) */
+                            objectIdentifier?: string;
+                            /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                            objectIdentifierScheme?: string;
+                            /** @description Despatch advice of this line (French extension) */
+                            despatchAdviceReference?: string;
+                            /** @description Despatch advice line (French extension) */
+                            despatchAdviceLineReference?: string;
+                            /** @description Invoice line period (BG-26) */
+                            period?: {
+                                /**
+                                 * Format: date
+                                 * @description Start (BT-134)
+                                 */
+                                start?: string;
+                                /**
+                                 * Format: date
+                                 * @description End (BT-135)
+                                 */
+                                end?: string;
+                            };
+                            /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                            customFields?: {
+                                [key: string]: string | number | boolean | {
+                                    /** @description ISO 4217 */
+                                    currency: string;
+                                    /**
+                                     * @description Amount
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    amount: number | string;
+                                } | {
+                                    street?: string;
+                                    street2?: string;
+                                    city?: string;
+                                    zipCode?: string;
+                                    country?: string;
+                                };
+                            };
+                        }[];
+                        /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                        totals?: {
+                            /**
+                             * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            net?: number | string;
+                            /**
+                             * @description Total VAT (BT-110)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vat?: number | string;
+                            /**
+                             * @description Total with VAT (BT-112)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            gross?: number | string;
+                            /**
+                             * @description Paid amount (BT-113)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            prepaid?: number | string;
+                            /**
+                             * @description Amount due for payment (BT-115)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            payable?: number | string;
+                        };
+                        /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                        customFields?: {
+                            [key: string]: string | number | boolean | {
+                                /** @description ISO 4217 */
+                                currency: string;
+                                /**
+                                 * @description Amount
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                amount: number | string;
+                            } | {
+                                street?: string;
+                                street2?: string;
+                                city?: string;
+                                zipCode?: string;
+                                country?: string;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM, INVALID_VAT_FORMAT, INVALID_IBAN, INVALID_CURRENCY, INVALID_DATE: the body cannot make a French invoice (a seller without SIREN, a B2B buyer without one, a SIREN failing its check digit …); `details[].field` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UBL_VALIDATION_FAILED: a rule pack refuses the result (`details[].field` is the JSON path, `findings` in full); DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.getTemplate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example b2b-domestic-services */
+                        id: string;
+                        name: string;
+                        description: string;
+                        /** @description A body of POST /v1/fr/ubl/generate */
+                        body: {
+                            /** @enum {string} */
+                            type?: "invoice" | "credit-note";
+                            selfBilled?: boolean;
+                            /** @description The structured document (format `json`). Invoices, credit notes and debit notes follow EN 16931 (the business term of each field is named); other types (orders, quotes, …) carry at least `number`, and are stored and delivered as given */
+                            document: {
+                                /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                                number: string;
+                                /**
+                                 * Format: date
+                                 * @description Issue date (BT-2); today when absent
+                                 */
+                                issueDate?: string;
+                                /**
+                                 * Format: date
+                                 * @description Payment due date (BT-9)
+                                 */
+                                dueDate?: string;
+                                /**
+                                 * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                                 * @example EUR
+                                 */
+                                currency?: string;
+                                /**
+                                 * @description Rate to the VAT accounting currency
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                exchangeRate?: number | string;
+                                /** @description Invoice note (BT-22), passed to the recipient */
+                                note?: string;
+                                /** @description Buyer reference (BT-10) */
+                                buyerReference?: string;
+                                /** @description Purchase order reference (BT-13) */
+                                orderReference?: string;
+                                /** @description Despatch advice reference (BT-16) */
+                                despatchAdviceReference?: string;
+                                /** @description Project reference (BT-11) */
+                                projectReference?: string;
+                                /** @description Contract reference (BT-12) */
+                                contractReference?: string;
+                                /** @description Payment terms (BT-20) */
+                                paymentTerms?: string;
+                                /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                                billingReference?: string;
+                                /**
+                                 * Format: date
+                                 * @description Its issue date (BT-26)
+                                 */
+                                billingReferenceDate?: string;
+                                /** @description A template that supplies defaults and custom field definitions */
+                                templateId?: string;
+                                /** @description Seller (BG-4) or buyer (BG-7) */
+                                seller?: {
+                                    /** @description Legal name (BT-27 / BT-44) */
+                                    name?: string;
+                                    /** @description Trading name (BT-28 / BT-45) */
+                                    tradingName?: string;
+                                    /**
+                                     * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                                     * @example BE0403170701
+                                     */
+                                    vatNumber?: string;
+                                    /** @description Legal registration identifier (BT-30 / BT-47) */
+                                    registrationNumber?: string;
+                                    /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                                    legalRegistration?: {
+                                        /** @description Identifier */
+                                        value: string;
+                                        /**
+                                         * @description ICD scheme
+                                         * @example 0002
+                                         */
+                                        scheme?: string;
+                                    };
+                                    /** @description French SIREN (legal registration, scheme 0002) */
+                                    siren?: string;
+                                    /** @description French SIRET (its SIREN is the legal registration) */
+                                    siret?: string;
+                                    /**
+                                     * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                                     * @example 0208:0403170701
+                                     */
+                                    peppolId?: string;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    address?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                    /** @description Contact (BG-6 / BG-9) */
+                                    contact?: {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    };
+                                    /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                                    contacts?: (string | {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    })[];
+                                    /** @description Stored only */
+                                    shippingAddress?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                };
+                                /** @description Seller (BG-4) or buyer (BG-7) */
+                                buyer?: {
+                                    /** @description Legal name (BT-27 / BT-44) */
+                                    name?: string;
+                                    /** @description Trading name (BT-28 / BT-45) */
+                                    tradingName?: string;
+                                    /**
+                                     * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                                     * @example BE0403170701
+                                     */
+                                    vatNumber?: string;
+                                    /** @description Legal registration identifier (BT-30 / BT-47) */
+                                    registrationNumber?: string;
+                                    /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                                    legalRegistration?: {
+                                        /** @description Identifier */
+                                        value: string;
+                                        /**
+                                         * @description ICD scheme
+                                         * @example 0002
+                                         */
+                                        scheme?: string;
+                                    };
+                                    /** @description French SIREN (legal registration, scheme 0002) */
+                                    siren?: string;
+                                    /** @description French SIRET (its SIREN is the legal registration) */
+                                    siret?: string;
+                                    /**
+                                     * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                                     * @example 0208:0403170701
+                                     */
+                                    peppolId?: string;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    address?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                    /** @description Contact (BG-6 / BG-9) */
+                                    contact?: {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    };
+                                    /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                                    contacts?: (string | {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    })[];
+                                    /** @description Stored only */
+                                    shippingAddress?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                };
+                                /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                                parties?: {
+                                    /** @enum {string} */
+                                    role: "seller" | "buyer" | "payee" | "payer";
+                                    /** @description Peppol id or other identifier */
+                                    id?: string;
+                                    /** @description Name */
+                                    name?: string;
+                                    /** @description VAT identifier */
+                                    vatNumber?: string;
+                                    /** @description The party that initiated the document */
+                                    initiator?: boolean;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    address?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                    /** @description Contact (BG-6 / BG-9) */
+                                    contact?: {
+                                        /** @description Contact point (BT-41 / BT-56) */
+                                        name?: string;
+                                        /** @description Telephone (BT-42 / BT-57) */
+                                        phone?: string;
+                                        /**
+                                         * Format: email
+                                         * @description E-mail (BT-43 / BT-58)
+                                         */
+                                        email?: string;
+                                    };
+                                }[];
+                                /** @description Payment instructions (BG-16) */
+                                payment?: {
+                                    /**
+                                     * @description Payment means (BT-81)
+                                     * @example credit_transfer
+                                     * @example card
+                                     * @example direct_debit
+                                     * @example 58
+                                     */
+                                    means?: string;
+                                    /** @description Remittance information (BT-83) */
+                                    reference?: string;
+                                    /** @description Payment account (BT-84) */
+                                    iban?: string;
+                                    /** @description Service provider (BT-86) */
+                                    bic?: string;
+                                    /** @description Account name (BT-85) */
+                                    accountName?: string;
+                                    /** @description Accepted, not placed on the invoice */
+                                    discountTerms?: string;
+                                };
+                                /** @description Delivery information (BG-13) */
+                                delivery?: {
+                                    /**
+                                     * Format: date
+                                     * @description Actual delivery date (BT-72)
+                                     */
+                                    actualDeliveryDate?: string;
+                                    /** @description Deliver-to party name (BT-70) */
+                                    partyName?: string;
+                                    /** @description Postal address (BG-5, BG-8, BG-15) */
+                                    deliveryLocation?: {
+                                        /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                        street?: string;
+                                        /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                        streetLine2?: string;
+                                        /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                        streetLine3?: string;
+                                        /** @description City (BT-37 / BT-52 / BT-77) */
+                                        city?: string;
+                                        /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                        postalCode?: string;
+                                        /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                        region?: string;
+                                        /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                        country?: string;
+                                    };
+                                };
+                                /**
+                                 * @description Incoterms code (French extension EXT-FR-FE-185)
+                                 * @enum {string}
+                                 */
+                                incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                                /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                                incotermsLocation?: string;
+                                /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                                lines?: {
+                                    /** @description Line identifier (BT-126); its position when absent */
+                                    id?: string;
+                                    /** @description Item name (BT-153) */
+                                    description: string;
+                                    /** @description Item description (BT-154) */
+                                    itemDescription?: string;
+                                    /** @description Line note (BT-127) */
+                                    note?: string;
+                                    /**
+                                     * @description Invoiced quantity (BT-129); 1 when absent
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    quantity?: number | string;
+                                    /**
+                                     * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                                     * @example HUR
+                                     * @example C62
+                                     */
+                                    unit?: string;
+                                    /**
+                                     * @description Item net price (BT-146); required unless netAmount is given
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    unitPrice?: number | string;
+                                    /**
+                                     * @description Price base quantity (BT-149)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    priceBaseQuantity?: number | string;
+                                    /** @description Unit of the price base quantity (BT-150) */
+                                    priceBaseUnit?: string;
+                                    /**
+                                     * @description Line net amount (BT-131); quantity × unit price when absent
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    netAmount?: number | string;
+                                    /**
+                                     * @description VAT rate in percent (BT-152)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    vatRate?: number | string;
+                                    /**
+                                     * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                                     * @enum {string}
+                                     */
+                                    vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                                    /** @description VAT exemption reason text (BT-120), for exempt categories */
+                                    vatExemptionReason?: string;
+                                    /** @description VATEX code (BT-121) */
+                                    vatExemptionCode?: string;
+                                    /** @description Seller's item identifier (BT-155) */
+                                    itemCode?: string;
+                                    /** @description Buyer's item identifier (BT-156) */
+                                    buyerItemCode?: string;
+                                    /** @description Referenced purchase order line (BT-132) */
+                                    orderLineReference?: string;
+                                    /** @description Buyer accounting reference (BT-133) */
+                                    accountingCost?: string;
+                                    /** @description Invoice line object identifier (BT-128) */
+                                    objectIdentifier?: string;
+                                    /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                                    objectIdentifierScheme?: string;
+                                    /** @description Despatch advice of this line (French extension) */
+                                    despatchAdviceReference?: string;
+                                    /** @description Despatch advice line (French extension) */
+                                    despatchAdviceLineReference?: string;
+                                    /** @description Invoice line period (BG-26) */
+                                    period?: {
+                                        /**
+                                         * Format: date
+                                         * @description Start (BT-134)
+                                         */
+                                        start?: string;
+                                        /**
+                                         * Format: date
+                                         * @description End (BT-135)
+                                         */
+                                        end?: string;
+                                    };
+                                    /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                                    customFields?: {
+                                        [key: string]: string | number | boolean | {
+                                            /** @description ISO 4217 */
+                                            currency: string;
+                                            /**
+                                             * @description Amount
+                                             * @example 100
+                                             * @example 99.95
+                                             */
+                                            amount: number | string;
+                                        } | {
+                                            street?: string;
+                                            street2?: string;
+                                            city?: string;
+                                            zipCode?: string;
+                                            country?: string;
+                                        };
+                                    };
+                                }[];
+                                /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                                totals?: {
+                                    /**
+                                     * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    net?: number | string;
+                                    /**
+                                     * @description Total VAT (BT-110)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    vat?: number | string;
+                                    /**
+                                     * @description Total with VAT (BT-112)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    gross?: number | string;
+                                    /**
+                                     * @description Paid amount (BT-113)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    prepaid?: number | string;
+                                    /**
+                                     * @description Amount due for payment (BT-115)
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    payable?: number | string;
+                                };
+                                /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                                customFields?: {
+                                    [key: string]: string | number | boolean | {
+                                        /** @description ISO 4217 */
+                                        currency: string;
+                                        /**
+                                         * @description Amount
+                                         * @example 100
+                                         * @example 99.95
+                                         */
+                                        amount: number | string;
+                                    } | {
+                                        street?: string;
+                                        street2?: string;
+                                        city?: string;
+                                        zipCode?: string;
+                                        country?: string;
+                                    };
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @description What the French rules need beyond EN 16931; all optional */
+                            french?: {
+                                /**
+                                 * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                                 * @enum {string}
+                                 */
+                                profile?: "cius-fr" | "extended-ctc-fr";
+                                /**
+                                 * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                                 * @enum {string}
+                                 */
+                                operationCategory?: "goods" | "services" | "mixed";
+                                /**
+                                 * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                                 * @enum {string}
+                                 */
+                                billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                                /**
+                                 * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                                 * @enum {string}
+                                 */
+                                processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                                /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                                paymentNotes?: {
+                                    /** @description #PMT#: the fixed recovery fee (40 €) */
+                                    recoveryFee?: string;
+                                    /** @description #PMD#: late-payment penalties */
+                                    latePenalties?: string;
+                                    /** @description #AAB#: early-payment discount, or its absence */
+                                    earlyPaymentDiscount?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no template with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.listTemplates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @example b2b-domestic-services */
+                            id: string;
+                            name: string;
+                            description: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.preview": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type?: "invoice" | "credit-note";
+                    documentSubtype?: string | number;
+                    selfBilled?: boolean;
+                    /** @description The invoice, exactly as `POST /v1/documents/send` takes it with `format: json`. French parties: `siren`, `siret`, `vatNumber`; `peppolId: 0225:<SIREN>_<suffix>` to address a directory suffix */
+                    document: {
+                        /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description Issue date (BT-2); today when absent
+                         */
+                        issueDate?: string;
+                        /**
+                         * Format: date
+                         * @description Payment due date (BT-9)
+                         */
+                        dueDate?: string;
+                        /**
+                         * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                         * @example EUR
+                         */
+                        currency?: string;
+                        /**
+                         * @description Rate to the VAT accounting currency
+                         * @example 100
+                         * @example 99.95
+                         */
+                        exchangeRate?: number | string;
+                        /** @description Invoice note (BT-22), passed to the recipient */
+                        note?: string;
+                        /** @description Buyer reference (BT-10) */
+                        buyerReference?: string;
+                        /** @description Purchase order reference (BT-13) */
+                        orderReference?: string;
+                        /** @description Despatch advice reference (BT-16) */
+                        despatchAdviceReference?: string;
+                        /** @description Project reference (BT-11) */
+                        projectReference?: string;
+                        /** @description Contract reference (BT-12) */
+                        contractReference?: string;
+                        /** @description Payment terms (BT-20) */
+                        paymentTerms?: string;
+                        /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                        billingReference?: string;
+                        /**
+                         * Format: date
+                         * @description Its issue date (BT-26)
+                         */
+                        billingReferenceDate?: string;
+                        /** @description A template that supplies defaults and custom field definitions */
+                        templateId?: string;
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        seller?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        buyer?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                        parties?: {
+                            /** @enum {string} */
+                            role: "seller" | "buyer" | "payee" | "payer";
+                            /** @description Peppol id or other identifier */
+                            id?: string;
+                            /** @description Name */
+                            name?: string;
+                            /** @description VAT identifier */
+                            vatNumber?: string;
+                            /** @description The party that initiated the document */
+                            initiator?: boolean;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                        }[];
+                        /** @description Payment instructions (BG-16) */
+                        payment?: {
+                            /**
+                             * @description Payment means (BT-81)
+                             * @example credit_transfer
+                             * @example card
+                             * @example direct_debit
+                             * @example 58
+                             */
+                            means?: string;
+                            /** @description Remittance information (BT-83) */
+                            reference?: string;
+                            /** @description Payment account (BT-84) */
+                            iban?: string;
+                            /** @description Service provider (BT-86) */
+                            bic?: string;
+                            /** @description Account name (BT-85) */
+                            accountName?: string;
+                            /** @description Accepted, not placed on the invoice */
+                            discountTerms?: string;
+                        };
+                        /** @description Delivery information (BG-13) */
+                        delivery?: {
+                            /**
+                             * Format: date
+                             * @description Actual delivery date (BT-72)
+                             */
+                            actualDeliveryDate?: string;
+                            /** @description Deliver-to party name (BT-70) */
+                            partyName?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            deliveryLocation?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /**
+                         * @description Incoterms code (French extension EXT-FR-FE-185)
+                         * @enum {string}
+                         */
+                        incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                        /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                        incotermsLocation?: string;
+                        /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                        lines?: {
+                            /** @description Line identifier (BT-126); its position when absent */
+                            id?: string;
+                            /** @description Item name (BT-153) */
+                            description: string;
+                            /** @description Item description (BT-154) */
+                            itemDescription?: string;
+                            /** @description Line note (BT-127) */
+                            note?: string;
+                            /**
+                             * @description Invoiced quantity (BT-129); 1 when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            quantity?: number | string;
+                            /**
+                             * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                             * @example HUR
+                             * @example C62
+                             */
+                            unit?: string;
+                            /**
+                             * @description Item net price (BT-146); required unless netAmount is given
+                             * @example 100
+                             * @example 99.95
+                             */
+                            unitPrice?: number | string;
+                            /**
+                             * @description Price base quantity (BT-149)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            priceBaseQuantity?: number | string;
+                            /** @description Unit of the price base quantity (BT-150) */
+                            priceBaseUnit?: string;
+                            /**
+                             * @description Line net amount (BT-131); quantity × unit price when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            netAmount?: number | string;
+                            /**
+                             * @description VAT rate in percent (BT-152)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vatRate?: number | string;
+                            /**
+                             * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                             * @enum {string}
+                             */
+                            vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                            /** @description VAT exemption reason text (BT-120), for exempt categories */
+                            vatExemptionReason?: string;
+                            /** @description VATEX code (BT-121) */
+                            vatExemptionCode?: string;
+                            /** @description Seller's item identifier (BT-155) */
+                            itemCode?: string;
+                            /** @description Buyer's item identifier (BT-156) */
+                            buyerItemCode?: string;
+                            /** @description Referenced purchase order line (BT-132) */
+                            orderLineReference?: string;
+                            /** @description Buyer accounting reference (BT-133) */
+                            accountingCost?: string;
+                            /** @description Invoice line object identifier (BT-128) */
+                            objectIdentifier?: string;
+                            /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                            objectIdentifierScheme?: string;
+                            /** @description Despatch advice of this line (French extension) */
+                            despatchAdviceReference?: string;
+                            /** @description Despatch advice line (French extension) */
+                            despatchAdviceLineReference?: string;
+                            /** @description Invoice line period (BG-26) */
+                            period?: {
+                                /**
+                                 * Format: date
+                                 * @description Start (BT-134)
+                                 */
+                                start?: string;
+                                /**
+                                 * Format: date
+                                 * @description End (BT-135)
+                                 */
+                                end?: string;
+                            };
+                            /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                            customFields?: {
+                                [key: string]: string | number | boolean | {
+                                    /** @description ISO 4217 */
+                                    currency: string;
+                                    /**
+                                     * @description Amount
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    amount: number | string;
+                                } | {
+                                    street?: string;
+                                    street2?: string;
+                                    city?: string;
+                                    zipCode?: string;
+                                    country?: string;
+                                };
+                            };
+                        }[];
+                        /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                        totals?: {
+                            /**
+                             * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            net?: number | string;
+                            /**
+                             * @description Total VAT (BT-110)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vat?: number | string;
+                            /**
+                             * @description Total with VAT (BT-112)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            gross?: number | string;
+                            /**
+                             * @description Paid amount (BT-113)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            prepaid?: number | string;
+                            /**
+                             * @description Amount due for payment (BT-115)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            payable?: number | string;
+                        };
+                        /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                        customFields?: {
+                            [key: string]: string | number | boolean | {
+                                /** @description ISO 4217 */
+                                currency: string;
+                                /**
+                                 * @description Amount
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                amount: number | string;
+                            } | {
+                                street?: string;
+                                street2?: string;
+                                city?: string;
+                                zipCode?: string;
+                                country?: string;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The document written (UBL 2.1; CII D16B for a conversion to CII) */
+                        xml: string;
+                        /** @enum {string} */
+                        syntax: "ubl" | "cii";
+                        /**
+                         * @description BT-24 written
+                         * @example urn:cen.eu:en16931:2017
+                         */
+                        customizationId: string;
+                        /**
+                         * @description BT-23 written: the French billing framework
+                         * @example S1
+                         */
+                        billingFramework: string;
+                        /**
+                         * @description The #BAR# processing rule written
+                         * @example B2B
+                         */
+                        processingRule: string;
+                        /** @description false when a rule pack reports a fatal finding */
+                        valid: boolean;
+                        /** @description Rule packs run (XSD, en16931 or extended-ctc-fr, br-fr) */
+                        packs: string[];
+                        /** @description JSON input: each also names the body field (`path`, `jsonHint`) */
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM, INVALID_VAT_FORMAT, INVALID_IBAN, INVALID_CURRENCY, INVALID_DATE: the body cannot make a French invoice (a seller without SIREN, a B2B buyer without one, a SIREN failing its check digit …); `details[].field` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "generator.validate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    format: "json" | "ubl-xml";
+                    /** @enum {unknown} */
+                    type?: "invoice" | "credit-note";
+                    documentSubtype?: string | number;
+                    selfBilled?: boolean;
+                    /** @description The invoice, exactly as `POST /v1/documents/send` takes it with `format: json`. French parties: `siren`, `siret`, `vatNumber`; `peppolId: 0225:<SIREN>_<suffix>` to address a directory suffix */
+                    document?: {
+                        /** @description Document number (BT-1); the name is `number`, not `invoiceNumber` */
+                        number: string;
+                        /**
+                         * Format: date
+                         * @description Issue date (BT-2); today when absent
+                         */
+                        issueDate?: string;
+                        /**
+                         * Format: date
+                         * @description Payment due date (BT-9)
+                         */
+                        dueDate?: string;
+                        /**
+                         * @description ISO 4217 (BT-5); a non-EUR invoice also reports its VAT in EUR (BR-FR-CO-12)
+                         * @example EUR
+                         */
+                        currency?: string;
+                        /**
+                         * @description Rate to the VAT accounting currency
+                         * @example 100
+                         * @example 99.95
+                         */
+                        exchangeRate?: number | string;
+                        /** @description Invoice note (BT-22), passed to the recipient */
+                        note?: string;
+                        /** @description Buyer reference (BT-10) */
+                        buyerReference?: string;
+                        /** @description Purchase order reference (BT-13) */
+                        orderReference?: string;
+                        /** @description Despatch advice reference (BT-16) */
+                        despatchAdviceReference?: string;
+                        /** @description Project reference (BT-11) */
+                        projectReference?: string;
+                        /** @description Contract reference (BT-12) */
+                        contractReference?: string;
+                        /** @description Payment terms (BT-20) */
+                        paymentTerms?: string;
+                        /** @description Preceding invoice (BT-25); required on credit and debit notes under the French reform */
+                        billingReference?: string;
+                        /**
+                         * Format: date
+                         * @description Its issue date (BT-26)
+                         */
+                        billingReferenceDate?: string;
+                        /** @description A template that supplies defaults and custom field definitions */
+                        templateId?: string;
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        seller?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Seller (BG-4) or buyer (BG-7) */
+                        buyer?: {
+                            /** @description Legal name (BT-27 / BT-44) */
+                            name?: string;
+                            /** @description Trading name (BT-28 / BT-45) */
+                            tradingName?: string;
+                            /**
+                             * @description VAT identifier with its country prefix (BT-31 / BT-48)
+                             * @example BE0403170701
+                             */
+                            vatNumber?: string;
+                            /** @description Legal registration identifier (BT-30 / BT-47) */
+                            registrationNumber?: string;
+                            /** @description Legal registration with its ICD scheme (BT-30 / BT-47 and -1) */
+                            legalRegistration?: {
+                                /** @description Identifier */
+                                value: string;
+                                /**
+                                 * @description ICD scheme
+                                 * @example 0002
+                                 */
+                                scheme?: string;
+                            };
+                            /** @description French SIREN (legal registration, scheme 0002) */
+                            siren?: string;
+                            /** @description French SIRET (its SIREN is the legal registration) */
+                            siret?: string;
+                            /**
+                             * @description Electronic address `<scheme>:<identifier>` (BT-34 / BT-49); derived from the VAT number when absent
+                             * @example 0208:0403170701
+                             */
+                            peppolId?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                            /** @description Further contacts; the first one's e-mail is used when `contact.email` is absent */
+                            contacts?: (string | {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            })[];
+                            /** @description Stored only */
+                            shippingAddress?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /** @description Parties by role; an entry overrides the same-role object field by field; `payee` fills BG-10 */
+                        parties?: {
+                            /** @enum {string} */
+                            role: "seller" | "buyer" | "payee" | "payer";
+                            /** @description Peppol id or other identifier */
+                            id?: string;
+                            /** @description Name */
+                            name?: string;
+                            /** @description VAT identifier */
+                            vatNumber?: string;
+                            /** @description The party that initiated the document */
+                            initiator?: boolean;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            address?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                            /** @description Contact (BG-6 / BG-9) */
+                            contact?: {
+                                /** @description Contact point (BT-41 / BT-56) */
+                                name?: string;
+                                /** @description Telephone (BT-42 / BT-57) */
+                                phone?: string;
+                                /**
+                                 * Format: email
+                                 * @description E-mail (BT-43 / BT-58)
+                                 */
+                                email?: string;
+                            };
+                        }[];
+                        /** @description Payment instructions (BG-16) */
+                        payment?: {
+                            /**
+                             * @description Payment means (BT-81)
+                             * @example credit_transfer
+                             * @example card
+                             * @example direct_debit
+                             * @example 58
+                             */
+                            means?: string;
+                            /** @description Remittance information (BT-83) */
+                            reference?: string;
+                            /** @description Payment account (BT-84) */
+                            iban?: string;
+                            /** @description Service provider (BT-86) */
+                            bic?: string;
+                            /** @description Account name (BT-85) */
+                            accountName?: string;
+                            /** @description Accepted, not placed on the invoice */
+                            discountTerms?: string;
+                        };
+                        /** @description Delivery information (BG-13) */
+                        delivery?: {
+                            /**
+                             * Format: date
+                             * @description Actual delivery date (BT-72)
+                             */
+                            actualDeliveryDate?: string;
+                            /** @description Deliver-to party name (BT-70) */
+                            partyName?: string;
+                            /** @description Postal address (BG-5, BG-8, BG-15) */
+                            deliveryLocation?: {
+                                /** @description Address line 1 (BT-35 / BT-50 / BT-75) */
+                                street?: string;
+                                /** @description Address line 2 (BT-36 / BT-51 / BT-76) */
+                                streetLine2?: string;
+                                /** @description Address line 3 (BT-162 / BT-163 / BT-165) */
+                                streetLine3?: string;
+                                /** @description City (BT-37 / BT-52 / BT-77) */
+                                city?: string;
+                                /** @description Post code (BT-38 / BT-53 / BT-78) */
+                                postalCode?: string;
+                                /** @description Country subdivision (BT-39 / BT-54 / BT-79) */
+                                region?: string;
+                                /** @description ISO 3166-1 alpha-2 (BT-40 / BT-55 / BT-80) */
+                                country?: string;
+                            };
+                        };
+                        /**
+                         * @description Incoterms code (French extension EXT-FR-FE-185)
+                         * @enum {string}
+                         */
+                        incoterms?: "1" | "2" | "EXW" | "FCA" | "CPT" | "CIP" | "DAP" | "DPU" | "DDP" | "FAS" | "FOB" | "CFR" | "CIF";
+                        /** @description Incoterms place (EXT-FR-FE-186); needs incoterms */
+                        incotermsLocation?: string;
+                        /** @description Invoice lines (BG-25); required for invoices, credit and debit notes */
+                        lines?: {
+                            /** @description Line identifier (BT-126); its position when absent */
+                            id?: string;
+                            /** @description Item name (BT-153) */
+                            description: string;
+                            /** @description Item description (BT-154) */
+                            itemDescription?: string;
+                            /** @description Line note (BT-127) */
+                            note?: string;
+                            /**
+                             * @description Invoiced quantity (BT-129); 1 when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            quantity?: number | string;
+                            /**
+                             * @description Unit of measure, UN/ECE Rec 20 (BT-130); C62 when absent
+                             * @example HUR
+                             * @example C62
+                             */
+                            unit?: string;
+                            /**
+                             * @description Item net price (BT-146); required unless netAmount is given
+                             * @example 100
+                             * @example 99.95
+                             */
+                            unitPrice?: number | string;
+                            /**
+                             * @description Price base quantity (BT-149)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            priceBaseQuantity?: number | string;
+                            /** @description Unit of the price base quantity (BT-150) */
+                            priceBaseUnit?: string;
+                            /**
+                             * @description Line net amount (BT-131); quantity × unit price when absent
+                             * @example 100
+                             * @example 99.95
+                             */
+                            netAmount?: number | string;
+                            /**
+                             * @description VAT rate in percent (BT-152)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vatRate?: number | string;
+                            /**
+                             * @description VAT category, UNCL5305 (BT-151); from the rate when absent
+                             * @enum {string}
+                             */
+                            vatCategory?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M";
+                            /** @description VAT exemption reason text (BT-120), for exempt categories */
+                            vatExemptionReason?: string;
+                            /** @description VATEX code (BT-121) */
+                            vatExemptionCode?: string;
+                            /** @description Seller's item identifier (BT-155) */
+                            itemCode?: string;
+                            /** @description Buyer's item identifier (BT-156) */
+                            buyerItemCode?: string;
+                            /** @description Referenced purchase order line (BT-132) */
+                            orderLineReference?: string;
+                            /** @description Buyer accounting reference (BT-133) */
+                            accountingCost?: string;
+                            /** @description Invoice line object identifier (BT-128) */
+                            objectIdentifier?: string;
+                            /** @description Its scheme (BT-128-1); required with objectIdentifier */
+                            objectIdentifierScheme?: string;
+                            /** @description Despatch advice of this line (French extension) */
+                            despatchAdviceReference?: string;
+                            /** @description Despatch advice line (French extension) */
+                            despatchAdviceLineReference?: string;
+                            /** @description Invoice line period (BG-26) */
+                            period?: {
+                                /**
+                                 * Format: date
+                                 * @description Start (BT-134)
+                                 */
+                                start?: string;
+                                /**
+                                 * Format: date
+                                 * @description End (BT-135)
+                                 */
+                                end?: string;
+                            };
+                            /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                            customFields?: {
+                                [key: string]: string | number | boolean | {
+                                    /** @description ISO 4217 */
+                                    currency: string;
+                                    /**
+                                     * @description Amount
+                                     * @example 100
+                                     * @example 99.95
+                                     */
+                                    amount: number | string;
+                                } | {
+                                    street?: string;
+                                    street2?: string;
+                                    city?: string;
+                                    zipCode?: string;
+                                    country?: string;
+                                };
+                            };
+                        }[];
+                        /** @description Document totals; each one stated here wins over the sum of the lines. Aliases: net = netAmount, totalNet, taxExclusiveAmount, totalExclVat; vat = vatAmount, taxAmount, totalVat; gross = grossAmount, total, taxInclusiveAmount, totalInclVat; prepaid = prepaidAmount, paidAmount; payable = payableAmount, amountDue, dueAmount */
+                        totals?: {
+                            /**
+                             * @description Sum of line net amounts and total without VAT (BT-106, BT-109)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            net?: number | string;
+                            /**
+                             * @description Total VAT (BT-110)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            vat?: number | string;
+                            /**
+                             * @description Total with VAT (BT-112)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            gross?: number | string;
+                            /**
+                             * @description Paid amount (BT-113)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            prepaid?: number | string;
+                            /**
+                             * @description Amount due for payment (BT-115)
+                             * @example 100
+                             * @example 99.95
+                             */
+                            payable?: number | string;
+                        };
+                        /** @description Values of the template's custom fields, keyed by field name or definition UUID: text, a number, a date, an amount `{currency, amount}` or an address */
+                        customFields?: {
+                            [key: string]: string | number | boolean | {
+                                /** @description ISO 4217 */
+                                currency: string;
+                                /**
+                                 * @description Amount
+                                 * @example 100
+                                 * @example 99.95
+                                 */
+                                amount: number | string;
+                            } | {
+                                street?: string;
+                                street2?: string;
+                                city?: string;
+                                zipCode?: string;
+                                country?: string;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description What the French rules need beyond EN 16931; all optional */
+                    french?: {
+                        /**
+                         * @description `cius-fr` (default): EN 16931 + BR-FR, BT-24 `urn:cen.eu:en16931:2017`; `extended-ctc-fr`: the French extended profile (AFNOR XP Z12-012)
+                         * @enum {string}
+                         */
+                        profile?: "cius-fr" | "extended-ctc-fr";
+                        /**
+                         * @description Category of operation (mandatory mention from September 2026): billing framework B1, S1 or M1 (default services)
+                         * @enum {string}
+                         */
+                        operationCategory?: "goods" | "services" | "mixed";
+                        /**
+                         * @description BT-23 itself (cadre de facturation, BR-FR-08), e.g. S2 already paid, B4 final invoice after prepayment
+                         * @enum {string}
+                         */
+                        billingFramework?: "B1" | "S1" | "M1" | "B2" | "S2" | "M2" | "S3" | "B4" | "S4" | "M4" | "S5" | "S6" | "B7" | "S7" | "B8" | "S8" | "M8" | "B9" | "S9" | "M9";
+                        /**
+                         * @description The #BAR# note (BR-FR-20); default B2B, which requires the buyer's SIREN
+                         * @enum {string}
+                         */
+                        processingRule?: "B2B" | "B2BINT" | "B2C" | "B2CINT" | "OUTOFSCOPE" | "ARCHIVEONLY";
+                        /** @description Wording of the mandatory payment mentions (BR-FR-05); the statutory French wording when absent */
+                        paymentNotes?: {
+                            /** @description #PMT#: the fixed recovery fee (40 €) */
+                            recoveryFee?: string;
+                            /** @description #PMD#: late-payment penalties */
+                            latePenalties?: string;
+                            /** @description #AAB#: early-payment discount, or its absence */
+                            earlyPaymentDiscount?: string;
+                        };
+                    };
+                    xml?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false when any finding is fatal */
+                        valid: boolean;
+                        /**
+                         * @example en16931
+                         * @example extended-ctc-fr
+                         */
+                        profile: string;
+                        packs: string[];
+                        findings: {
+                            /**
+                             * @description The rule id: the official one (BR-CO-10, PEPPOL-EN16931-R001, BR-FR-12 …), except the Belgian UBL.BE rules, shown as the spec names Belgian errors: ubl-BE-NN as BR-BE-NN (same number), the UBL.BE id in `sourceRule`
+                             * @example BR-CO-10
+                             */
+                            rule: string;
+                            /**
+                             * @description The official id when `rule` shows another (Belgian UBL.BE rules: `ubl-BE-NN` behind `BR-BE-NN`)
+                             * @example ubl-BE-01
+                             */
+                            sourceRule?: string;
+                            /** @enum {string} */
+                            severity: "fatal" | "warning";
+                            /** @description XPath of the offending node */
+                            location: string;
+                            /** @description First business term or group concerned (BT-…/BG-…) */
+                            bt?: string | null;
+                            bts?: string[];
+                            /** @description Plain-language explanation with the values found */
+                            message: string;
+                            /** @description How to fix it */
+                            hint: string;
+                            /** @description Pack that produced it, e.g. en16931@1.3.16 or xsd:ubl-2.1 */
+                            source?: string;
+                            /**
+                             * @description format=json only: the field of the send body concerned, as a JSON path (document.lines[2].vatRate)
+                             * @example document.lines[0].vatCategory
+                             */
+                            path?: string;
+                            /** @description format=json only: how to fix it in the JSON body (`hint` speaks of the UBL rendered from it) */
+                            jsonHint?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description MISSING_FIELD (`xml` or `document` for its format); INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM, INVALID_VAT_FORMAT, INVALID_IBAN, INVALID_CURRENCY, INVALID_DATE: the body cannot make a French invoice (a seller without SIREN, a B2B buyer without one, a SIREN failing its check digit …); `details[].field` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over EINV_MAX_BODY_BYTES, or a document over an input cap (details[].rule names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DOCUMENT_TOO_COMPLEX */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: every document worker busy and the queue full; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.accessPoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                participantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        participantId: string;
+                        registered: boolean;
+                        canReceive: boolean;
+                        endpoint: {
+                            url: string;
+                            transportProfile: string;
+                            certificateSubject: string | null;
+                            /** Format: date-time */
+                            certificateNotAfter: string | null;
+                        } | null;
+                        platform: {
+                            name: string | null;
+                            seatId: string | null;
+                            country: string | null;
+                        } | null;
+                        network: string;
+                        /** Format: date-time */
+                        checkedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: no live Peppol discovery connector, or the SML/SMP did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.listMessages": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                requestRef?: string;
+                siren?: string;
+                state?: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                messageType?: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                dispatched?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @example pmsg_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                            id: string;
+                            /** @example [PORTABILITE][REQUEST][REQ][SIREN:120027016][REF:PORT-2026-0001] */
+                            subject: string;
+                            /** @enum {string} */
+                            messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                            /** @enum {string} */
+                            statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                            /** @enum {string} */
+                            state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                            requestRef: string;
+                            taxpayerSiren: string;
+                            /** @enum {string|null} */
+                            directionRole: "GAINING_PA" | "LOSING_PA" | null;
+                            /** @example PORTABILITE_REQUEST_REQ_120027016_PORT-2026-0001_20261127T083000Z.csv */
+                            filename: string;
+                            /** @description The 18 column names joined by `;` */
+                            csvHeader: string;
+                            /** @description The data row (semicolon CSV, quoted where needed) */
+                            csvRow: string;
+                            /** @description SHA-256 (hex) of the CSV file: header and row, each ended by CRLF, UTF-8 */
+                            csvSha256: string;
+                            /** @description The recipient address, or null when none was found */
+                            to: string | null;
+                            /**
+                             * @example registry:Example Platform
+                             * @example explicit
+                             * @example unresolved
+                             */
+                            recipientSource: string;
+                            dispatched: boolean;
+                            /**
+                             * @description `sent`, `dispatch_disabled` (EINV_PORTABILITY_DISPATCH off), `not_configured` (no SMTP server), `no_recipient`, `sandbox` (a test key never reaches a real platform), or the mail error
+                             * @example sent
+                             * @example sandbox
+                             */
+                            reason: string;
+                            smtpMessageId: string | null;
+                            /** @enum {string|null} */
+                            transport: "smtp" | "relay" | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        hasMore: boolean;
+                        cursor: string | null;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.createMessage": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                    /** @enum {unknown} */
+                    state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                    requestRef: string;
+                    taxpayerSiren: string;
+                    /** @enum {unknown} */
+                    directionRole?: "GAINING_PA" | "LOSING_PA";
+                    taxpayerSiret?: string;
+                    taxpayerName?: string;
+                    gainingPaId?: string;
+                    losingPaId?: string;
+                    gainingPaName?: string;
+                    losingPaName?: string;
+                    effectiveDate?: string;
+                    transferredAddresses?: string[];
+                    mandateRef?: string;
+                    mandateSignatory?: string;
+                    requestDatetime?: string;
+                    /** Format: email */
+                    to?: string;
+                    reasonCode?: string;
+                    reasonText?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example pmsg_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @example [PORTABILITE][REQUEST][REQ][SIREN:120027016][REF:PORT-2026-0001] */
+                        subject: string;
+                        /** @enum {string} */
+                        messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        /** @enum {string} */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        requestRef: string;
+                        taxpayerSiren: string;
+                        /** @enum {string|null} */
+                        directionRole: "GAINING_PA" | "LOSING_PA" | null;
+                        /** @example PORTABILITE_REQUEST_REQ_120027016_PORT-2026-0001_20261127T083000Z.csv */
+                        filename: string;
+                        /** @description The 18 column names joined by `;` */
+                        csvHeader: string;
+                        /** @description The data row (semicolon CSV, quoted where needed) */
+                        csvRow: string;
+                        /** @description SHA-256 (hex) of the CSV file: header and row, each ended by CRLF, UTF-8 */
+                        csvSha256: string;
+                        /** @description The recipient address, or null when none was found */
+                        to: string | null;
+                        /**
+                         * @example registry:Example Platform
+                         * @example explicit
+                         * @example unresolved
+                         */
+                        recipientSource: string;
+                        dispatched: boolean;
+                        /**
+                         * @description `sent`, `dispatch_disabled` (EINV_PORTABILITY_DISPATCH off), `not_configured` (no SMTP server), `no_recipient`, `sandbox` (a test key never reaches a real platform), or the mail error
+                         * @example sent
+                         * @example sandbox
+                         */
+                        reason: string;
+                        smtpMessageId: string | null;
+                        /** @enum {string|null} */
+                        transport: "smtp" | "relay" | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST (SIREN, SIRET, requestRef, addresses), INVALID_ENUM (messageType, state, directionRole), INVALID_DATE (effectiveDate, requestDatetime), MISSING_FIELD (reasonCode on a rejection) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.getMessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example pmsg_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        id: string;
+                        /** @example [PORTABILITE][REQUEST][REQ][SIREN:120027016][REF:PORT-2026-0001] */
+                        subject: string;
+                        /** @enum {string} */
+                        messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        /** @enum {string} */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        requestRef: string;
+                        taxpayerSiren: string;
+                        /** @enum {string|null} */
+                        directionRole: "GAINING_PA" | "LOSING_PA" | null;
+                        /** @example PORTABILITE_REQUEST_REQ_120027016_PORT-2026-0001_20261127T083000Z.csv */
+                        filename: string;
+                        /** @description The 18 column names joined by `;` */
+                        csvHeader: string;
+                        /** @description The data row (semicolon CSV, quoted where needed) */
+                        csvRow: string;
+                        /** @description SHA-256 (hex) of the CSV file: header and row, each ended by CRLF, UTF-8 */
+                        csvSha256: string;
+                        /** @description The recipient address, or null when none was found */
+                        to: string | null;
+                        /**
+                         * @example registry:Example Platform
+                         * @example explicit
+                         * @example unresolved
+                         */
+                        recipientSource: string;
+                        dispatched: boolean;
+                        /**
+                         * @description `sent`, `dispatch_disabled` (EINV_PORTABILITY_DISPATCH off), `not_configured` (no SMTP server), `no_recipient`, `sandbox` (a test key never reaches a real platform), or the mail error
+                         * @example sent
+                         * @example sandbox
+                         */
+                        reason: string;
+                        smtpMessageId: string | null;
+                        /** @enum {string|null} */
+                        transport: "smtp" | "relay" | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        csvFields: {
+                            request_ref: string;
+                            message_type: string;
+                            status_code: string;
+                            direction_role: string;
+                            taxpayer_siren: string;
+                            taxpayer_siret: string;
+                            taxpayer_name: string;
+                            gaining_pa_id: string;
+                            gaining_pa_name: string;
+                            losing_pa_id: string;
+                            losing_pa_name: string;
+                            effective_date: string;
+                            transferred_addresses: string;
+                            mandate_ref: string;
+                            mandate_signatory: string;
+                            request_datetime: string;
+                            reason_code: string;
+                            reason_text: string;
+                        };
+                        reasonCode: string | null;
+                        reasonText: string | null;
+                        recipientResolution: {
+                            /** @enum {string} */
+                            source: "explicit" | "registry" | "unresolved";
+                            counterpart: {
+                                /** @enum {string} */
+                                role: "GAINING_PA" | "LOSING_PA";
+                                id: string | null;
+                                name: string | null;
+                            } | null;
+                            platform: {
+                                name: string;
+                                matricule: string | null;
+                                email: string;
+                            } | null;
+                            registry: {
+                                source: string;
+                                /** Format: date */
+                                snapshotDate: string;
+                            };
+                        };
+                        /** @description The `GET /v1/portability/annuaire/{siren}` answer when the message was recorded; null when the portability service could not be asked */
+                        annuaire: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.listPlatforms": {
+        parameters: {
+            query?: {
+                q?: string;
+                status?: "registered" | "pending_interop";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            website: string | null;
+                            email: string | null;
+                            portabilityEmail: string | null;
+                            contactEmail: string | null;
+                            /** Format: date */
+                            registeredOn: string | null;
+                            /** @enum {string} */
+                            status: "registered" | "pending_interop";
+                            matricule?: string;
+                            /** @enum {string} */
+                            matriculeConfidence?: "confirmed" | "published" | "inferred";
+                        }[];
+                        total: number;
+                        source: string;
+                        /** Format: date */
+                        snapshotDate: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY: a credential was sent and is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.parseMessage": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject: string;
+                    csvRow?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        messageType: "REQUEST" | "ACK" | "DECISION" | "COMPLETION";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        /** @enum {string} */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        siren: string;
+                        requestRef: string;
+                        fields?: {
+                            request_ref: string;
+                            message_type: string;
+                            status_code: string;
+                            direction_role: string;
+                            taxpayer_siren: string;
+                            taxpayer_siret: string;
+                            taxpayer_name: string;
+                            gaining_pa_id: string;
+                            gaining_pa_name: string;
+                            losing_pa_id: string;
+                            losing_pa_name: string;
+                            effective_date: string;
+                            transferred_addresses: string;
+                            mandate_ref: string;
+                            mandate_signatory: string;
+                            request_datetime: string;
+                            reason_code: string;
+                            reason_text: string;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST (subject off the grammar, SIREN, reference, CSV row not 18 columns), INVALID_ENUM (message type, status code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability-messages.suggestCompanies": {
+        parameters: {
+            query: {
+                q: string;
+                country?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            country: string | null;
+                            peppolId: string;
+                            /** @enum {string} */
+                            source: "platform" | "peppol-directory";
+                            score: number;
+                        }[];
+                        query: {
+                            q: string;
+                            country: string | null;
+                            /** @enum {string} */
+                            kind: "peppolId" | "vatNumber" | "registrationNumber" | "name";
+                            peppolId: string | null;
+                            note: string | null;
+                        };
+                        sources: {
+                            source: string;
+                            available: boolean;
+                            message: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.annuaire": {
+        parameters: {
+            query?: {
+                livemode?: boolean;
+            };
+            header?: never;
+            path: {
+                siren: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        siren: string;
+                        /** @example 9998 */
+                        currentPaMatricule: string | null;
+                        /** Format: date */
+                        effectiveFrom: string | null;
+                        /** Format: date */
+                        effectiveTo: string | null;
+                        isFlowie: boolean;
+                        /** @enum {string|null} */
+                        level: "SIREN" | "SIRET" | null;
+                        /**
+                         * @description `routing`: a routing switch recorded here decides; `default`: none does
+                         * @enum {string}
+                         */
+                        source: "routing" | "default";
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND, DOCUMENT_NOT_FOUND or COMPANY_NOT_FOUND: no such resource among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.createRequest": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description SIRET, SIREN, VAT number, Peppol id (`scheme:id`), registration number, domain, e-mail or `name:<company>`
+                     * @example 55210055400013
+                     * @example name:Acme SAS
+                     */
+                    taxpayer: string;
+                    /** @description ISO 3166-1 alpha-2; used only when the identifier has no country of its own */
+                    country?: string;
+                    signatory?: {
+                        name: string;
+                        /** Format: email */
+                        email?: string;
+                        role?: string;
+                    };
+                    outgoingPlatform?: {
+                        name?: string;
+                        matricule?: string;
+                        /** Format: email */
+                        email?: string;
+                    };
+                    /**
+                     * Format: date
+                     * @description Default: the first business day after the objection window could close
+                     */
+                    effectiveDate?: string;
+                    /** @description Default: the resolved directory line and Peppol id; a French company with neither: its SIREN and SIRET */
+                    addressScope?: string[];
+                    overrides?: {
+                        minimalServiceMonths?: number;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the taxpayer signed, as the caller asserts it (ISO 8601 with offset); never in the future
+                     */
+                    signedAt?: string;
+                    /** @enum {unknown} */
+                    signatureMethod?: "paper" | "external" | "approval";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example prq_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        requestRef: string;
+                        organizationId: string;
+                        /**
+                         * @description Folded from the evidence chain on every read
+                         * @enum {string}
+                         */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        taxpayer: {
+                            name: string | null;
+                            country: string | null;
+                            /** @description SIREN for a French company */
+                            registrationNumber: string | null;
+                            /** @example 0009:552100554 */
+                            peppolId: string | null;
+                            /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
+                            addressingIdentifier: string | null;
+                            /**
+                             * @description `platform`: a company registered through this platform; `registry`: the company registry of the VAT number's country (a French SIREN is asked under its FR VAT number; VIES live, the sandbox registry for test keys); `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @enum {string}
+                             */
+                            resolvedFrom: "platform" | "registry" | "identifier";
+                        };
+                        mandate: {
+                            reference: string;
+                            /** @description SIREN (or registration number) of the taxpayer */
+                            taxpayerId: string | null;
+                            /** @description Matricule of this platform */
+                            incomingPlatform: string | null;
+                            outgoingPlatform: string | null;
+                            /**
+                             * Format: date
+                             * @description Null only when the chain's first row does not verify
+                             */
+                            effectiveDate: string | null;
+                            addressScope: string[];
+                            /** @description Who will sign (declared; not a signature) */
+                            signatory: {
+                                name: string;
+                                email?: string;
+                                role?: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Null until a signature is recorded; never invented
+                             */
+                            signedAt: string | null;
+                            signedBy: string | null;
+                            /** @enum {string|null} */
+                            signatureMethod: "paper" | "external" | "approval" | null;
+                            /** @description Digest of the signed agreement (the rendered text, or the caller's signed file) */
+                            agreementSha256: string | null;
+                            /** @description Digest of the mandate's canonical content (the approval check's context key carries it) */
+                            mandateSha256: string;
+                        };
+                        /** @description What the mandate still lacks: `signatory`, `signature`, or a decree item (`taxpayerId`, `incomingPlatform`, `effectiveDate`, `addressScope`) */
+                        mandateGaps: string[];
+                        clocks: {
+                            /** Format: date-time */
+                            notifyBy: string;
+                            /** Format: date-time */
+                            objectionWindowEnds: string;
+                            /** Format: date-time */
+                            annuaireUpdateBy: string;
+                            /** Format: date */
+                            continuityUntil: string;
+                        };
+                        /** @description True once the objection window closed with no decision and no admissible objection (silence is agreement) */
+                        tacitApproval: boolean;
+                        objections: {
+                            ground: string | null;
+                            admissible: boolean;
+                            messageId: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        evidence: {
+                            verification: {
+                                intact: boolean;
+                                length: number;
+                                /** @description The first row (seq, from 1) that does not verify */
+                                brokenAt: number | null;
+                            };
+                            manifestSha256: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST, INVALID_DATE: a bad identifier, an effective date before the objection window could close, a signature dated in the future, signatureMethod approval with signedAt */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no layer resolves the taxpayer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.depositSignedMandate": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The signed mandate (at most 10 MB)
+                     */
+                    file: string;
+                    /** @description Who signed */
+                    signedBy: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was signed (ISO 8601 with offset); never in the future
+                     */
+                    signedAt: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestRef: string;
+                        signed: boolean;
+                        /** @enum {string} */
+                        status: "none" | "open" | "passed" | "refused" | "withdrawn";
+                        checkId: string | null;
+                        /** @enum {string|null} */
+                        method: "paper" | "external" | "approval" | null;
+                        /** Format: date-time */
+                        signedAt: string | null;
+                        signedBy: string | null;
+                        agreementSha256: string | null;
+                        mandateSha256: string;
+                        fileId: string;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: not multipart, a part missing, signedAt not ISO 8601 or in the future */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SIGNATURE_EXISTS: a signature is already recorded */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the signed file is over 10 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.getRequest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example prq_01JD7Z3V9Q1M2N3P4R5S6T7V8W */
+                        requestRef: string;
+                        organizationId: string;
+                        /**
+                         * @description Folded from the evidence chain on every read
+                         * @enum {string}
+                         */
+                        state: "received" | "acknowledged" | "accepted" | "rejected" | "auto_accepted" | "executing" | "completed" | "failed";
+                        /** @enum {string} */
+                        statusCode: "REQ" | "ACK" | "ACC" | "REJ" | "TAC" | "MIG" | "CMP" | "ERR";
+                        taxpayer: {
+                            name: string | null;
+                            country: string | null;
+                            /** @description SIREN for a French company */
+                            registrationNumber: string | null;
+                            /** @example 0009:552100554 */
+                            peppolId: string | null;
+                            /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
+                            addressingIdentifier: string | null;
+                            /**
+                             * @description `platform`: a company registered through this platform; `registry`: the company registry of the VAT number's country (a French SIREN is asked under its FR VAT number; VIES live, the sandbox registry for test keys); `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @enum {string}
+                             */
+                            resolvedFrom: "platform" | "registry" | "identifier";
+                        };
+                        mandate: {
+                            reference: string;
+                            /** @description SIREN (or registration number) of the taxpayer */
+                            taxpayerId: string | null;
+                            /** @description Matricule of this platform */
+                            incomingPlatform: string | null;
+                            outgoingPlatform: string | null;
+                            /**
+                             * Format: date
+                             * @description Null only when the chain's first row does not verify
+                             */
+                            effectiveDate: string | null;
+                            addressScope: string[];
+                            /** @description Who will sign (declared; not a signature) */
+                            signatory: {
+                                name: string;
+                                email?: string;
+                                role?: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description Null until a signature is recorded; never invented
+                             */
+                            signedAt: string | null;
+                            signedBy: string | null;
+                            /** @enum {string|null} */
+                            signatureMethod: "paper" | "external" | "approval" | null;
+                            /** @description Digest of the signed agreement (the rendered text, or the caller's signed file) */
+                            agreementSha256: string | null;
+                            /** @description Digest of the mandate's canonical content (the approval check's context key carries it) */
+                            mandateSha256: string;
+                        };
+                        /** @description What the mandate still lacks: `signatory`, `signature`, or a decree item (`taxpayerId`, `incomingPlatform`, `effectiveDate`, `addressScope`) */
+                        mandateGaps: string[];
+                        clocks: {
+                            /** Format: date-time */
+                            notifyBy: string;
+                            /** Format: date-time */
+                            objectionWindowEnds: string;
+                            /** Format: date-time */
+                            annuaireUpdateBy: string;
+                            /** Format: date */
+                            continuityUntil: string;
+                        };
+                        /** @description True once the objection window closed with no decision and no admissible objection (silence is agreement) */
+                        tacitApproval: boolean;
+                        objections: {
+                            ground: string | null;
+                            admissible: boolean;
+                            messageId: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        evidence: {
+                            verification: {
+                                intact: boolean;
+                                length: number;
+                                /** @description The first row (seq, from 1) that does not verify */
+                                brokenAt: number | null;
+                            };
+                            manifestSha256: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.readSignature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestRef: string;
+                        signed: boolean;
+                        /** @enum {string} */
+                        status: "none" | "open" | "passed" | "refused" | "withdrawn";
+                        checkId: string | null;
+                        /** @enum {string|null} */
+                        method: "paper" | "external" | "approval" | null;
+                        /** Format: date-time */
+                        signedAt: string | null;
+                        signedBy: string | null;
+                        agreementSha256: string | null;
+                        mandateSha256: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the approval service did not answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.openSignature": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userIds: string[];
+                    /** @description A document of yours that holds the agreement; when omitted the rendered agreement is stored with the request */
+                    objectId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestRef: string;
+                        checkId: string;
+                        /** @example portability:prq_01JD7Z3V9Q1M2N3P4R5S6T7V8W:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+                        contextKey: string;
+                        /** @constant */
+                        status: "open";
+                        /** @description The agreement text the users approve */
+                        agreement: string;
+                        agreementSha256: string;
+                        mandateSha256: string;
+                        /** @description Where the agreement is kept: your document, or the stored rendering */
+                        objectId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's; DOCUMENT_NOT_FOUND: objectId is not a document of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MANDATE_INCOMPLETE: a decree item (taxpayerId, incomingPlatform, effectiveDate, addressScope) is missing; SIGNATURE_EXISTS: the mandate is already signed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the approval service did not answer (in time) or refused the check */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.resolve": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description SIRET, SIREN, VAT number, Peppol id (`scheme:id`), registration number, domain, e-mail or `name:<company>`
+                     * @example 55210055400013
+                     * @example name:Acme SAS
+                     */
+                    taxpayer: string;
+                    /** @description ISO 3166-1 alpha-2; used only when the identifier has no country of its own */
+                    country?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        taxpayer: {
+                            name: string | null;
+                            country: string | null;
+                            /** @description SIREN for a French company */
+                            registrationNumber: string | null;
+                            /** @example 0009:552100554 */
+                            peppolId: string | null;
+                            /** @description French electronic address: `SIREN` or `SIREN_SIRET` */
+                            addressingIdentifier: string | null;
+                            /**
+                             * @description `platform`: a company registered through this platform; `registry`: the company registry of the VAT number's country (a French SIREN is asked under its FR VAT number; VIES live, the sandbox registry for test keys); `identifier`: what a checksum-valid SIRET, SIREN, VAT number or Peppol id says by itself
+                             * @enum {string}
+                             */
+                            resolvedFrom: "platform" | "registry" | "identifier";
+                        };
+                        /**
+                         * @description `FR_CTC`: French reform, an approved platform (PA) declared in the annuaire; `PEPPOL`: a Peppol participant elsewhere
+                         * @enum {string}
+                         */
+                        regime: "FR_CTC" | "PEPPOL" | "UNKNOWN";
+                        requirements: {
+                            /** @description The addresses whose routing changes (directory lines, Peppol id) */
+                            addressChanges: string[];
+                            /** @description The taxpayer signs a new mandate for the incoming platform */
+                            reGrant: boolean;
+                            /**
+                             * @description Who keeps what was exchanged before the effective date
+                             * @constant
+                             */
+                            archiveHolder: "outgoing_platform";
+                        };
+                        /** @description Taxpayer facts no layer could give */
+                        stillNeeded: string[];
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: a SIRET or SIREN failing its check digit; MISSING_FIELD: a registration number with no country */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no layer resolves the taxpayer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.setRouting": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The first answer is replayed for 24 hours (per calling key) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizationId: string;
+                    siren: string;
+                    siret?: string;
+                    /** Format: date */
+                    effectiveDate: string;
+                    /** @enum {unknown} */
+                    role: "GAINING_PA" | "LOSING_PA";
+                    /** @description The company (connection) of the organization the address routes to; required when the organization has more than one */
+                    connectionId?: string;
+                    /**
+                     * @description Losing platform: how long reception stays open after the effective date
+                     * @default 12
+                     */
+                    minimalServiceMonths?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        connectionId: string | null;
+                        /** @enum {string} */
+                        role: "GAINING_PA" | "LOSING_PA";
+                        siren: string;
+                        siret: string | null;
+                        /** Format: date */
+                        effectiveDate: string;
+                        /**
+                         * Format: date
+                         * @description Losing platform: the last day reception stays open; null for the gaining one
+                         */
+                        serviceUntil: string | null;
+                        created: boolean;
+                        address: {
+                            /** @description The electronic address: `SIREN` or `SIREN_SIRET` */
+                            id: string;
+                            siren: string;
+                            /** @description Gaining: from the effective date on; losing: until serviceUntil (reception) */
+                            active: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST: a SIREN or SIRET failing its check digit, a SIRET of another SIREN; MISSING_FIELD: connectionId when the organization has more than one connection; INVALID_DATE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ORGANIZATION_FORBIDDEN: organizationId is not the caller's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COMPANY_NOT_FOUND: connectionId is not a company of the organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_BODY_MISMATCH */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over the limit (after decompression) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a content type or encoding this call does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "documents.exportArchive": {
+        parameters: {
+            query?: {
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "orders.list": {
         parameters: {
             query?: {
@@ -21224,7 +27660,9 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                            originalContentType?: string;
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
@@ -21613,7 +28051,9 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                        originalContentType?: string;
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -22034,7 +28474,9 @@ export interface operations {
                         fileId?: string;
                         /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                         storedFormat?: string;
-                        /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                        /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                        originalContentType?: string;
+                        /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                         links?: {
                             [key: string]: string;
                         };
@@ -22613,7 +29055,9 @@ export interface operations {
                             fileId?: string;
                             /** @description Raw uploads: gzip, zip, pdf, xml or raw */
                             storedFormat?: string;
-                            /** @description Paths of the representations: original, xml, json, pdf (when a PDF exists), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
+                            /** @description The media type of the original as received (application/pdf for a hybrid Factur-X / ZUGFeRD invoice), when the original is kept */
+                            originalContentType?: string;
+                            /** @description Paths of the representations: original, xml, json, pdf (a structured invoice, or a document carrying a PDF), preview (readable HTML) and facturx (structured invoices), lifecycle, and clearanceReceipt / clearanceOriginal (the tax authority's receipt and signed original, when it gave them) */
                             links?: {
                                 [key: string]: string;
                             };
