@@ -23,6 +23,7 @@ const PAGE = 50;
 interface Row {
   id: string;
   original_sha256: string | null;
+  output_sha256: string | null;
   original_content_type: string | null;
   legacy: boolean;
   clearance: ClearanceRecord | null;
@@ -47,7 +48,7 @@ export async function exportArchive(ctx: Context<{ companyId?: string }>): Promi
   const namespace = { organizationId: auth.organizationId, livemode: auth.livemode };
 
   const page = (after: string): Promise<Row[]> => em.fork().execute<Row[]>(
-    `select id, original_sha256, original_content_type, (original_content is not null and original_sha256 is null) as legacy, clearance, evidence
+    `select id, original_sha256, output_sha256, original_content_type, (original_content is not null and original_sha256 is null) as legacy, clearance, evidence
      from documents where organization_id = ? and livemode = ?${companyId ? ' and company_id = ?' : ''} and id > ? order by id limit ${PAGE}`,
     [auth.organizationId, auth.livemode, ...(companyId ? [companyId] : []), after], 'all');
 
@@ -62,6 +63,7 @@ export async function exportArchive(ctx: Context<{ companyId?: string }>): Promi
         return legacy?.original_content ? Buffer.from(legacy.original_content) : null;
       } });
     }
+    if (row.output_sha256) out.push({ kind: 'delivered-form', contentType: 'application/pdf', read: () => artefacts.get(namespace, row.output_sha256!) });
     const receipt = row.clearance?.receipt;
     if (receipt) out.push({ kind: 'clearance-receipt', contentType: receipt.contentType, read: () => partBytes(ctx.broker, namespace, receipt.content) });
     const signed = row.clearance?.legalOriginal;

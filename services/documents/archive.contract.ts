@@ -13,7 +13,7 @@ export interface ArchiveEntry {
   /** Path inside the ZIP: `documents/<document id>/<kind>.<ext>`. */
   path: string;
   documentId: string;
-  kind: 'original' | 'clearance-receipt' | 'clearance-original' | 'exchange-receipt';
+  kind: 'original' | 'delivered-form' | 'clearance-receipt' | 'clearance-original' | 'exchange-receipt';
   sha256: string;
   size: number;
   contentType: string;
@@ -36,7 +36,7 @@ export const exportArchive = defineAction<{ companyId?: string }, Readable>('doc
   params: { ...STRICT_REMOVE, companyId: { type: 'string', optional: true, min: 1, max: 64 } },
   http: {
     method: 'GET', path: '/v1/archive/export', access: 'documents.read', tag: 'Documents',
-    summary: 'The archive of the caller\'s documents (its mode; one company with `companyId`, or the credential\'s own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact\'s path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)',
+    summary: 'The archive of the caller\'s documents (its mode; one company with `companyId`, or the credential\'s own) as a streamed ZIP: each artefact at documents/<id>/<kind>.<ext> (original, delivered-form (the Factur-X PDF a send asked to travel as), clearance-receipt, clearance-original, exchange-receipt), then manifest.json (organization, mode, time, each artefact\'s path, document, kind, SHA-256, size and content type; `complete: false` with `unavailable` listing any artefact the store could not give) and SHA256SUMS (checkable with `sha256sum -c`)',
     responseMediaType: 'application/zip', response: { type: 'string', format: 'binary' },
   },
 });

@@ -3,7 +3,7 @@
  * outside any transaction (at most its concurrency at once), then record the outcome with its
  * lifecycle steps and events. Transient failures are re-sent on a doubling schedule.
  */
-import type { Service } from 'moleculer';
+import type { Service, ServiceBroker } from 'moleculer';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent, type OutboxEventInput } from '../../mixins/outbox.mixin.ts';
@@ -19,7 +19,7 @@ import { Document, type LifecycleEntry } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { applyStep, entryFor, failDelivery } from './lifecycle-steps.ts';
 import { ConnectorSlots } from './connector-slots.ts';
-import { originalOf } from './originals.ts';
+import { deliveredFormOf, originalOf } from './originals.ts';
 import { withStoredReceipts } from './receipts.ts';
 import { connectorCallTimeoutMs, retryDelayMs } from './connector-timing.ts';
 import { countMetric, observeSeconds } from '../shared/metrics.ts';
@@ -30,12 +30,13 @@ export const MAX_RESENDS = 5;
 
 /**
  * What travels: the original, or the form the sender asked for (a Factur-X PDF, which then travels
- * like a hybrid deposit: the PDF as content, its CII as `xml`).
+ * like a hybrid deposit: the PDF as content, its CII as `xml`). Both come from the artefact store.
  */
-function payloadOf(doc: Document, original: Buffer | null): OutboundMessage['payload'] {
-  if (doc.outputFormat === 'factur-x' && doc.outputContent) {
+async function payloadOf(broker: ServiceBroker, doc: Document): Promise<OutboundMessage['payload']> {
+  const delivered = doc.outputFormat === 'factur-x' ? await deliveredFormOf(broker, doc) : null;
+  if (delivered) {
     return {
-      content: Buffer.from(doc.outputContent).toString('base64'),
+      content: delivered.toString('base64'),
       contentType: 'application/pdf',
       filename: `${(doc.number ?? doc.id).replace(/[^\w.-]+/g, '_')}.pdf`,
       ...(doc.xml ? { xml: doc.xml, syntax: doc.xmlSyntax ?? undefined } : {}),
@@ -43,6 +44,7 @@ function payloadOf(doc: Document, original: Buffer | null): OutboundMessage['pay
       pdf: true,
     } as OutboundMessage['payload'];
   }
+  const original = await originalOf(broker, doc);
   return {
     content: (original ?? Buffer.alloc(0)).toString('base64'),
     contentType: doc.originalContentType ?? 'application/octet-stream',
@@ -127,7 +129,7 @@ async function deliverJob(this: Service, job: ClaimedJob, em: EntityManager): Pr
         sender: { peppolId: seen.senderPeppolId ?? null, name: seen.senderName ?? null, organizationId: seen.organizationId, companyId: seen.companyId },
         recipient: recipientOf(seen),
         // Read from the artefact store here: a store that fails is a transient failure, re-sent like any other.
-        payload: payloadOf(seen, await originalOf(this.broker, seen)),
+        payload: await payloadOf(this.broker, seen),
         attempt: seen.deliveryAttempts + 1,
       };
       outcome = await call(this.broker, adapter.send, msg, options);

@@ -147,10 +147,10 @@ export const Document = defineEntity({
     pdfCopy: p.boolean().default(false),
     /**
      * The form the sender asked the document to travel in (`factur-x`), when it is not the original's:
-     * `outputContent` is what is delivered (the Factur-X PDF); `xml` is then the CII it embeds.
+     * `outputSha256` names what is delivered (the Factur-X PDF) in the artefact store; `xml` is then the CII it embeds.
      */
     outputFormat: p.string().length(32).nullable(),
-    outputContent: p.blob().nullable(),
+    outputSha256: p.string().length(64).nullable(),
     readAt: p.datetime().nullable(),
     archivedAt: p.datetime().nullable(),
     /** The send's Idempotency-Key (idempotencyDigest of credential and key) and request hash: a retry finds this document (send.ts). */

@@ -43,8 +43,8 @@ export function releaseArtefacts(broker: ServiceBroker): void {
 export const namespaceOf = (doc: Pick<Document, 'organizationId' | 'livemode'>): ArtefactNamespace => ({ organizationId: doc.organizationId, livemode: doc.livemode });
 
 /**
- * Stores a document's original and returns its hash, for the row: kept for the statutory period of
- * the company's country (none for test data).
+ * Stores a document's original (or the form it was delivered in, a Factur-X PDF) and returns its
+ * hash, for the row: kept for the statutory period of the company's country (none for test data).
  */
 export async function storeOriginal(broker: ServiceBroker, input: { organizationId: string; livemode: boolean; country: string | null; storedAt: Date; bytes: Uint8Array; contentType: string }): Promise<string> {
   const { artefacts, retention } = storeOf(broker);
@@ -61,6 +61,11 @@ export async function originalOf(broker: ServiceBroker, doc: Pick<Document, 'org
   return doc.originalContent ? Buffer.from(doc.originalContent) : null;
 }
 
+/** The form a document was delivered in when it is not its original's (outputFormat factur-x), from the store. */
+export async function deliveredFormOf(broker: ServiceBroker, doc: Pick<Document, 'organizationId' | 'livemode' | 'outputSha256'>): Promise<Buffer | null> {
+  return doc.outputSha256 ? artefactsOf(broker).get(namespaceOf(doc), doc.outputSha256) : null;
+}
+
 /**
  * After documents were deleted (their rows gone in a committed transaction): each artefact (an
  * original, a receipt: receipts.ts) no remaining document of the namespace names is deleted through the store, which refuses any still
@@ -73,8 +78,8 @@ export async function purgeArtefacts(broker: ServiceBroker, em: EntityManager, n
     const ref = `sha256:${sha256}`;
     const named = await em.fork().execute<unknown[]>(
       `select 1 from documents where organization_id = ? and livemode = ?
-       and (original_sha256 = ? or clearance->'receipt'->>'content' = ? or clearance->'legalOriginal'->>'content' = ? or evidence->>'receipt' = ?) limit 1`,
-      [namespace.organizationId, namespace.livemode, sha256, ref, ref, ref], 'all');
+       and (original_sha256 = ? or output_sha256 = ? or clearance->'receipt'->>'content' = ? or clearance->'legalOriginal'->>'content' = ? or evidence->>'receipt' = ?) limit 1`,
+      [namespace.organizationId, namespace.livemode, sha256, sha256, ref, ref, ref], 'all');
     if (named.length) continue;
     try {
       if (await artefacts.delete(namespace, sha256)) out.deleted++;

@@ -14,7 +14,7 @@ import type { Document } from './document.entity.ts';
 import { BILLING_TYPES } from './lifecycle.ts';
 import { pdfCopyOf } from './pdf-copy.ts';
 import { RENDER_TASKS } from './render.tasks.ts';
-import { originalOf } from './originals.ts';
+import { deliveredFormOf, originalOf } from './originals.ts';
 import { partBytes } from './receipts.ts';
 import { STAMP_TASKS, type Stamped } from './stamp.tasks.ts';
 import type { DocsThis } from './service-state.ts';
@@ -111,7 +111,8 @@ export async function facturx(this: DocsThis, ctx: Context<{ id: string }>): Pro
   const canonical = canonicalOf(doc);
   meta.$responseType = 'application/pdf';
   meta.$responseHeaders = { 'Content-Disposition': `inline; filename="${safeFilename(`factur-x-${doc.number ?? doc.id}`)}.pdf"` };
-  if (doc.outputFormat === 'factur-x' && doc.outputContent) return Buffer.from(doc.outputContent);
+  const delivered = doc.outputFormat === 'factur-x' ? await deliveredFormOf(ctx.broker, doc) : null;
+  if (delivered) return delivered;
   const cii = doc.xmlSyntax?.startsWith('cii') && doc.xml ? doc.xml : undefined;
   const built = await render<FacturX>(this.workers, 'renderFacturX', [canonical, { documentId: doc.id, ...(cii ? { cii } : {}) }], renderSize(canonical));
   return asBuffer(built.pdf);
@@ -125,7 +126,7 @@ export async function facturx(this: DocsThis, ctx: Context<{ id: string }>): Pro
 export async function pdf(this: DocsThis, ctx: Context<{ id: string }>): Promise<Buffer> {
   const doc = await load(ctx);
   const meta = ctx.meta as ResponseMeta;
-  const delivered = doc.outputFormat === 'factur-x' && doc.outputContent ? Buffer.from(doc.outputContent) : undefined;
+  const delivered = (doc.outputFormat === 'factur-x' ? await deliveredFormOf(ctx.broker, doc) : null) ?? undefined;
   const copy = doc.hasPdf || delivered ? null : doc.pdfCopy ? pdfCopyOf(doc.normalized) : null;
   let bytes = doc.hasPdf ? (await originalOf(ctx.broker, doc)) ?? Buffer.alloc(0) : delivered ?? copy?.content;
   if (!bytes) {

@@ -382,7 +382,10 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
   const clock = await companyClock(em, company.id);
   const now = clock.now();
   // The legal record goes to the artefact store before the transaction opens (originals.ts).
-  const originalSha256 = await storeOriginal(this.broker, { organizationId: auth.organizationId, livemode: auth.livemode, country: company.country ?? null, storedAt: now, bytes: artefact.original, contentType: artefact.originalContentType });
+  const stored = { organizationId: auth.organizationId, livemode: auth.livemode, country: company.country ?? null, storedAt: now };
+  const originalSha256 = await storeOriginal(this.broker, { ...stored, bytes: artefact.original, contentType: artefact.originalContentType });
+  // The form it travels in (a Factur-X PDF) is kept as long: it is what the recipient received.
+  const outputSha256 = artefact.outputContent ? await storeOriginal(this.broker, { ...stored, bytes: artefact.outputContent, contentType: 'application/pdf' }) : null;
   const metadata = p.metadata ? { ...p.metadata } : null;
   const routing = resolved?.parsed.recipientRouting;
   const finalMetadata = routing ? { ...(metadata ?? {}), recipientRouting: { ...routing } } : metadata;
@@ -445,7 +448,7 @@ export async function sendOne(this: DocsThis, ctx: Context, params: SendParams, 
         hasPdf: artefact.hasPdf,
         pdfCopy: !artefact.hasPdf && pdfCopyOf(artefact.normalized) !== null,
         outputFormat: artefact.outputFormat ?? null,
-        outputContent: artefact.outputContent ?? null,
+        outputSha256,
         readAt: null,
         archivedAt: null,
         idempotencyKey: idempotency?.key ?? null,
