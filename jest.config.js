@@ -11,4 +11,8 @@ export default {
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker that has grown past this after a test file is replaced by a fresh one: with some 230
+  // files, what module registries, workers and native XML handles leave behind would otherwise add up
+  // until a worker runs out of heap mid-suite.
+  workerIdleMemoryLimit: '1GB',
 };

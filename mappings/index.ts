@@ -33,7 +33,7 @@ export { detectCii } from './cii-d16b/detect.ts';
 export { detectPdf } from './factur-x/detect.ts';
 export { canonicalToFacturX, facturXCii, FACTUR_X_FILENAME, FACTUR_X_XMP_NS } from './factur-x/from-canonical.ts';
 export type { FacturX, FacturXOptions } from './factur-x/from-canonical.ts';
-export { canonicalToHtml, escapeHtml, PREVIEW_CSP } from './render/html.ts';
+export { canonicalToHtml, escapeHtml, PREVIEW_CSP, PREVIEW_STYLE_SOURCE } from './render/html.ts';
 export { canonicalToPdf, MISSING_GLYPH, DEGRADED_NOTICE } from './render/pdf.ts';
 export { invoiceView, MAX_RENDERED_LINES } from './render/view.ts';
 export type { InvoiceView } from './render/view.ts';

@@ -17,11 +17,14 @@ const STYLE = [
   '.totals{margin-left:auto;width:auto}.totals tr:last-child{font-weight:bold}',
 ].join('');
 
+/** The CSP source that allows the preview's one style sheet (a page showing the preview in a blob: frame adds it to its own policy). */
+export const PREVIEW_STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+
 /**
  * The Content-Security-Policy the preview is served with: nothing may load or run; the page's own
  * style sheet is allowed by its hash, not by 'unsafe-inline'.
  */
-export const PREVIEW_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+export const PREVIEW_CSP = `default-src 'none'; style-src ${PREVIEW_STYLE_SOURCE}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PREVIEW_STYLE_SOURCE } from '../../mappings/index.ts';
 
 /** Where app/build.ts writes the bundle. */
 export const DASHBOARD_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'app', 'dist');
@@ -19,7 +20,8 @@ export const DASHBOARD_DIST = join(dirname(fileURLToPath(import.meta.url)), '..'
 export const DASHBOARD_CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  // The document preview's style sheet, by its hash: a blob: frame takes this page's policy.
+  `style-src 'self' ${PREVIEW_STYLE_SOURCE}`,
   "img-src 'self' data: blob:",
   "font-src 'self'",
   "connect-src 'self'",
