@@ -8,8 +8,8 @@
  * Turkish, Romanian …), Greek, Cyrillic and more, where Helvetica's WinAnsi stops at Western Europe.
  * Subset: a document carries the glyphs it draws (a few KB), not the 700 KB fonts.
  *
- * Cost: the TTF bytes are read once per process, on the first PDF, and kept; each document
- * parses them again through fontkit (pdf-lib's embedder has no way to take a parsed font).
+ * Cost: the TTFs are read and parsed once per process, on the first PDF, and kept (bytes, parsed
+ * font, glyph widths); a document then pays for the glyphs it draws and its two subsets.
  *
  * Deterministic: each font gets a fixed subset name (tag + PostScript name, the PDF form of a
  * subset's name) instead of pdf-lib's generated suffix, and text layout applies no OpenType
@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import fontkit from '@pdf-lib/fontkit';
 import type { PDFDocument, PDFFont } from 'pdf-lib';
 
-/** One weight as read once per process: its TTF bytes and its glyph widths. */
+/** One weight as read once per process: its TTF bytes, the font fontkit parsed from them, its glyph widths. */
 interface Weight {
   bytes: Uint8Array;
   font: fontkit.Font;
@@ -28,7 +28,7 @@ interface Weight {
   advance(cp: number): number;
 }
 
-interface FontBytes {
+interface LoadedFonts {
   regular: Weight;
   bold: Weight;
   /** Code points both weights draw, minus the ones we do not lay out ({@link isUnlaidScript}). */
@@ -85,10 +85,10 @@ function readWeight(file: string): { weight: Weight; characterSet: number[] } {
   return { weight: { bytes, font, advance }, characterSet: font.characterSet };
 }
 
-let loaded: FontBytes | undefined;
+let loaded: LoadedFonts | undefined;
 
 /** The two weights and their shared character set, read on first use and kept for the process. */
-function fontBytes(): FontBytes {
+function loadedFonts(): LoadedFonts {
   if (loaded) return loaded;
   const regular = readWeight('DejaVuSans.ttf');
   const bold = readWeight('DejaVuSans-Bold.ttf');
@@ -110,10 +110,21 @@ async function embed(pdf: PDFDocument, weight: Weight, subsetName: string): Prom
   };
 }
 
+/**
+ * The fontkit pdf-lib is given: `embedFont` asks it to parse the bytes of every font it embeds;
+ * for our two weights it answers with the font parsed once for the process, which saves both
+ * parses per document. Sharing is sound: a fontkit font only caches what it reads from its bytes,
+ * and each document's subset is its own (`createSubset`, which copies the tables it changes).
+ */
+function sharedFontkit(fonts: LoadedFonts): { create(bytes: Uint8Array): fontkit.Font } {
+  return { create: (bytes) => (bytes === fonts.regular.bytes ? fonts.regular.font : bytes === fonts.bold.bytes ? fonts.bold.font : fontkit.create(bytes)) };
+}
+
 /** Embeds the two DejaVu Sans weights into `pdf` as subsets (only the glyphs drawn end up in the file). */
 export async function embedInvoiceFonts(pdf: PDFDocument): Promise<InvoiceFonts> {
-  const { regular, bold, characters } = fontBytes();
-  pdf.registerFontkit({ create: (bytes: Uint8Array) => (bytes === regular.bytes ? regular.font : bytes === bold.bytes ? bold.font : fontkit.create(bytes)) });
+  const fonts = loadedFonts();
+  const { regular, bold, characters } = fonts;
+  pdf.registerFontkit(sharedFontkit(fonts));
   return {
     regular: await embed(pdf, regular, 'DJVSAN+DejaVuSans'),
     bold: await embed(pdf, bold, 'DJVSAB+DejaVuSans-Bold'),

@@ -2,7 +2,8 @@
  * The fonts of the drawn PDF and the Factur-X: every font dictionary in the file carries its
  * program (PDF/A 6.2.11.4), walked with pdf-lib's low-level objects; the programs are DejaVu Sans
  * subsets (a few KB, not the 700 KB fonts) under fixed names; the renderer's width measure is the
- * one pdf-lib draws with; the character set is DejaVu's minus what we do not lay out.
+ * one pdf-lib draws with; the character set is DejaVu's minus what we do not lay out; the fonts
+ * shared by the process leave no trace from one document in the next one's bytes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,10 @@ const EMBEDDED_DEJAVU = [
   { name: 'DJVSAN+DejaVuSans', subtype: 'Type0/CIDFontType2', program: { key: 'FontFile2', bytes: expect.any(Number) } },
   { name: 'DJVSAB+DejaVuSans-Bold', subtype: 'Type0/CIDFontType2', program: { key: 'FontFile2', bytes: expect.any(Number) } },
 ];
+
+/** The process's first rendering, before any font is loaded or any glyph cached: compared with a later one below. */
+let first: Uint8Array;
+beforeAll(async () => { first = await canonicalToPdf(invoice()); });
 
 describe('every font is embedded', () => {
   it('the check itself: a standard Helvetica, as the renderer drew before, is reported without a program', async () => {
@@ -62,4 +67,9 @@ describe('the fonts as the renderer uses them', () => {
     for (const ch of SCRIPTS.join('')) expect(characters.has(ch.codePointAt(0)!)).toBe(true);
     for (const ch of '株式会社中文' + 'فاتورة' + 'חשבונית') expect(characters.has(ch.codePointAt(0)!)).toBe(false);
   });
+});
+
+it('the first document of the process, fonts cold, and a later one, after other texts, are the same bytes', async () => {
+  await canonicalToPdf({ ...invoice(), notes: [{ text: 'Ωμέγα Юникод ŁŻŚ ﬁ ß' }] });
+  expect(Buffer.from(await canonicalToPdf(invoice())).equals(Buffer.from(first))).toBe(true);
 });
