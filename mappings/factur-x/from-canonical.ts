@@ -6,8 +6,9 @@
  * the Factur-X extension schema with its fields and the conformance level), an sRGB output intent
  * and a trailer /ID derived from the document, so the same document always gives the same bytes.
  *
- * What it does not reach: PDF/A requires every font embedded, and the visual uses the standard
- * Helvetica (see render/pdf.ts); a strict PDF/A validator (veraPDF) reports that clause.
+ * Fonts: the visual's DejaVu Sans subsets are embedded with their programs (render/fonts.ts), as
+ * PDF/A requires of every font. No PDF/A validator (veraPDF) runs in our tests: render/README.md
+ * lists what is written and tested and what is not checked.
  * Pure (bytes out).
  */
 import { createHash } from 'node:crypto';

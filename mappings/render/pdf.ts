@@ -3,16 +3,18 @@
  * header facts, parties, the lines table (repeated header on every page it runs over), allowances
  * and charges, VAT breakdown, totals, payment, notes, and "page n of N" on each page.
  *
- * Fonts: the standard Helvetica pair, which pdf-lib draws without a font program (it has no
- * TrueType embedding without the fontkit package). They cover WinAnsi (Western European Latin);
- * any other character is drawn as "?" and, when one is, every page says so in its footer, pointing
- * to the HTML preview and the XML, which show the text in full. It never throws on text.
+ * Fonts: DejaVu Sans, regular and bold, embedded as subsets (fonts.ts): Latin with its extensions,
+ * Greek, Cyrillic and more draw as themselves, and the file carries every font it uses (PDF/A).
+ * A character the fonts lack (CJK …) or that we do not lay out (right-to-left scripts) is drawn as
+ * "?" and, when one is, every page says so in its footer, pointing to the HTML preview and the XML,
+ * which show the text in full. It never throws on text.
  *
  * Deterministic: no clock, no random id; the PDF's dates are the invoice's issue date.
  * Pure (bytes out).
  */
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFDocument, rgb, type PDFPage } from 'pdf-lib';
 import type { CanonicalInvoice } from '../canonical/model.ts';
+import { embedInvoiceFonts, type InvoiceFont, type InvoiceFonts } from './fonts.ts';
 import { invoiceView, type Fact, type InvoiceView } from './view.ts';
 
 const PAGE_WIDTH = 595.28;
@@ -27,14 +29,14 @@ const MAX_CELL_LINES = 40;
 const GREY = rgb(0.35, 0.35, 0.35);
 const RULE = rgb(0.8, 0.8, 0.8);
 
-/** The marker a character outside the font becomes. */
+/** The marker a character outside the fonts becomes. */
 export const MISSING_GLYPH = '?';
 /** The footer line of a page where some character could not be drawn. */
 export const DEGRADED_NOTICE = '"?" marks characters this PDF\'s font cannot show; the HTML preview (/preview) and the XML show them.';
 
 export interface RenderedPdfDocument {
   pdf: PDFDocument;
-  /** Some text had characters outside the font (drawn as {@link MISSING_GLYPH}). */
+  /** Some text had characters outside the fonts (drawn as {@link MISSING_GLYPH}). */
   degraded: boolean;
 }
 
@@ -70,17 +72,16 @@ class Layout {
   degraded = false;
   private page!: PDFPage;
   private y = 0;
-  private readonly charset: Set<number>;
+  private readonly charset: ReadonlySet<number>;
   private readonly pdf: PDFDocument;
-  private readonly font: PDFFont;
-  private readonly bold: PDFFont;
+  private readonly font: InvoiceFont;
+  private readonly bold: InvoiceFont;
 
-  constructor(pdf: PDFDocument, font: PDFFont, bold: PDFFont) {
+  constructor(pdf: PDFDocument, fonts: InvoiceFonts) {
     this.pdf = pdf;
-    this.font = font;
-    this.bold = bold;
-    // Both Helvetica weights share WinAnsi.
-    this.charset = new Set(font.getCharacterSet());
+    this.font = fonts.regular;
+    this.bold = fonts.bold;
+    this.charset = fonts.characters;
     this.newPage();
   }
 
@@ -101,11 +102,15 @@ class Layout {
     return true;
   }
 
-  /** The text in the font's character set: whitespace runs become one space, other characters outside it {@link MISSING_GLYPH}. */
+  /**
+   * The text in the fonts' character set: composed (NFC, so a letter and its combining accent
+   * become the one glyph the font has), whitespace runs one space, other characters outside it
+   * {@link MISSING_GLYPH}.
+   */
   drawable(text: string): string {
     let out = '';
     let replaced = false;
-    for (const ch of text.replace(/\s+/g, ' ')) {
+    for (const ch of text.normalize('NFC').replace(/\s+/g, ' ')) {
       const cp = ch.codePointAt(0)!;
       if (this.charset.has(cp)) out += ch;
       else { out += MISSING_GLYPH; replaced = true; }
@@ -115,7 +120,7 @@ class Layout {
   }
 
   /** Words wrapped to `width`; a word wider than the column is cut. */
-  wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+  wrap(text: string, font: InvoiceFont, size: number, width: number): string[] {
     const lines: string[] = [];
     let current = '';
     for (const word of text.split(' ')) {
@@ -136,8 +141,8 @@ class Layout {
     return lines.length ? lines : [''];
   }
 
-  text(text: string, x: number, y: number, size: number, font: PDFFont = this.font, color = rgb(0, 0, 0)): void {
-    this.page.drawText(text, { x, y, size, font, color });
+  text(text: string, x: number, y: number, size: number, font: InvoiceFont = this.font, color = rgb(0, 0, 0)): void {
+    this.page.drawText(text, { x, y, size, font: font.pdf, color });
   }
 
   heading(title: string): void {
@@ -269,9 +274,9 @@ class Layout {
     const label = this.drawable(`${view.title} ${view.number}`).slice(0, 80);
     this.pages.forEach((page, i) => {
       const pageNo = `Page ${i + 1} of ${this.pages.length}`;
-      page.drawText(label, { x: MARGIN, y: MARGIN - 10, size: SMALL, font: this.font, color: GREY });
-      page.drawText(pageNo, { x: PAGE_WIDTH - MARGIN - this.font.widthOfTextAtSize(pageNo, SMALL), y: MARGIN - 10, size: SMALL, font: this.font, color: GREY });
-      if (this.degraded) page.drawText(DEGRADED_NOTICE, { x: MARGIN, y: MARGIN + 2, size: SMALL, font: this.font, color: rgb(0.6, 0, 0) });
+      page.drawText(label, { x: MARGIN, y: MARGIN - 10, size: SMALL, font: this.font.pdf, color: GREY });
+      page.drawText(pageNo, { x: PAGE_WIDTH - MARGIN - this.font.widthOfTextAtSize(pageNo, SMALL), y: MARGIN - 10, size: SMALL, font: this.font.pdf, color: GREY });
+      if (this.degraded) page.drawText(DEGRADED_NOTICE, { x: MARGIN, y: MARGIN + 2, size: SMALL, font: this.font.pdf, color: rgb(0.6, 0, 0) });
     });
   }
 }
@@ -286,9 +291,7 @@ export function documentDate(c: Pick<CanonicalInvoice, 'issueDate'>): Date {
 export async function invoicePdfDocument(c: CanonicalInvoice): Promise<RenderedPdfDocument> {
   const view = invoiceView(c);
   const pdf = await PDFDocument.create({ updateMetadata: false });
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
-  const layout = new Layout(pdf, font, bold);
+  const layout = new Layout(pdf, await embedInvoiceFonts(pdf));
 
   layout.title(view);
   layout.facts(view.facts);

@@ -181,9 +181,10 @@ describe('the PDF/A-3 parts', () => {
     }
   });
 
-  it('non-Latin text does not break it: the visual degrades, the CII keeps the text', async () => {
+  it('non-Latin text: the visual draws what its fonts have (Polish) and marks the rest (CJK); the CII keeps all of it', async () => {
     const polish = { ...c, seller: { ...c.seller, name: 'Przedsiębiorstwo Łódź 株式会社' } };
     const fx = await canonicalToFacturX(polish);
+    expect((await pdfPagesText(fx.pdf)).join('\n')).toContain('Przedsiębiorstwo Łódź ????');
     const back = (await ingestAuto(Buffer.from(fx.pdf))).parsed.canonical;
     expect(back.seller.name).toBe('Przedsiębiorstwo Łódź 株式会社');
     expect(isDeepStrictEqual(back, { ...polish, customizationId: back.customizationId })).toBe(true);

@@ -2,8 +2,9 @@
  * The readable renderings read back: the HTML preview parsed as a DOM, the PDF's text extracted with
  * PDF.js. For a UBL, a CII and a FatturaPA invoice of the corpus, each shows the seller, the buyer,
  * every line (item and net amount), the VAT breakdown and the totals with their currency. Long
- * invoices paginate with the table header repeated; text outside the PDF font degrades visibly and
- * never throws; hostile text stays text; the same invoice gives the same PDF bytes.
+ * invoices paginate with the table header repeated; Latin with its extensions, Greek and Cyrillic
+ * read back as themselves, and text outside the PDF fonts (CJK) degrades visibly and never throws;
+ * hostile text stays text; the same invoice gives the same PDF bytes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -140,15 +141,35 @@ describe('long, foreign and hostile invoices', () => {
     expect(text.lastIndexOf('Amount due')).toBeGreaterThan(text.lastIndexOf('Article number 180'));
   });
 
-  it('text outside the PDF font is drawn as "?" with a notice, never a crash; the HTML keeps it', async () => {
-    const names = ['Żółć gęślą jaźń', '中文发票 项目', 'Счёт-фактура', 'Ελληνικά', 'Café crème €5'];
+  it('Polish, Czech, Turkish, Romanian, Greek and Cyrillic text is drawn as itself, with no notice', async () => {
+    const names = [
+      'Żółć gęślą jaźń', 'Příliš žluťoučký kůň úpěl ďábelské ódy', 'Pijamalı hasta yağız şoföre İstanbul', 'Țară, ţară și şi: Înfăţişare',
+      'Ελληνικά τιμολόγιο', 'Счёт-фактура № 15', 'Café crème €5',
+    ];
+    const c = withLines(names);
+    c.seller = { ...c.seller, name: 'Przedsiębiorstwo Łódź Sp. z o.o.' };
+    c.notes = [{ text: 'Оплата по счёту — Πληρωμή εντός 30 ημερών' }];
+    const text = collapse((await pdfPagesText(await canonicalToPdf(c))).join('\n'));
+    for (const expected of [...names, 'Przedsiębiorstwo Łódź Sp. z o.o.', 'Оплата по счёту — Πληρωμή εντός 30 ημερών']) expect(text).toContain(expected);
+    expect(text).not.toContain(MISSING_GLYPH);
+    expect(text).not.toContain(collapse(DEGRADED_NOTICE));
+  });
+
+  it('a letter written with a combining accent is drawn composed', async () => {
+    const text = collapse((await pdfPagesText(await canonicalToPdf(withLines(['Cafe\u0301 s\u030Cpi\u0301na'])))).join('\n'));
+    expect(text).toContain('Café špína');
+  });
+
+  it('characters the fonts lack (CJK) or we do not lay out (right to left) are drawn as "?" with a notice, never a crash; the HTML keeps them', async () => {
+    const names = ['中文发票 项目', 'فاتورة', 'Ελληνικά'];
     const c = withLines(names);
     c.seller = { ...c.seller, name: 'Przedsiębiorstwo Łódź 株式会社' };
     const pages = await pdfPagesText(await canonicalToPdf(c));
     const text = collapse(pages.join('\n'));
-    expect(text).toContain(`${MISSING_GLYPH}ó${MISSING_GLYPH}${MISSING_GLYPH}`);
-    expect(text).toContain('Café crème €5');
-    expect(text).toContain(collapse(DEGRADED_NOTICE));
+    expect(text).toContain('Przedsiębiorstwo Łódź ????');
+    expect(text).toContain('???? ??');
+    expect(text).toContain('??????');
+    expect(text).toContain('Ελληνικά');
     for (const page of pages) expect(collapse(page)).toContain(collapse(DEGRADED_NOTICE));
     const html = collapse(parseHtml(canonicalToHtml(c)).documentElement!.textContent);
     for (const name of [...names, 'Przedsiębiorstwo Łódź 株式会社']) expect(html).toContain(name);
