@@ -11,26 +11,16 @@
  * On one machine every process shares the same cores: the factor says what a second replica buys
  * when the cores are already busy; on separate hosts each replica brings its own.
  */
-import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { scaledRoles, startTopology } from '../test/support/topology.ts';
 import { writeResults } from './support/bench-app.ts';
+import { cannon } from './support/cannon.ts';
 
 const SECONDS = Number(process.argv[2] ?? 15);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
 
-interface CannonResult { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number }
-
-function cannon(url: string, apiKey: string, body: string, seconds: number): Promise<CannonResult> {
-  const job = { url, connections: CONNECTIONS, seconds, headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bench/support/cannon-process.ts', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as CannonResult) : reject(new Error(`autocannon exited ${code}`))));
-  });
-}
+const load = (url: string, apiKey: string, body: string, seconds: number) =>
+  cannon({ url, connections: CONNECTIONS, seconds, headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body });
 
 async function boot(base: string, label: string) {
   for (let attempt = 0; attempt < 120; attempt++) {
@@ -60,8 +50,8 @@ async function run(replicas: number) {
       },
     });
     const url = `${topology.baseUrl}/v1/documents/send`;
-    await cannon(url, alice.apiKey, body, 5); // warm-up: rule packs, workers, pools on every replica
-    const result = await cannon(url, alice.apiKey, body, SECONDS);
+    await load(url, alice.apiKey, body, 5); // warm-up: rule packs, workers, pools on every replica
+    const result = await load(url, alice.apiKey, body, SECONDS);
     return {
       replicas, perSecond: Math.round(result.requests.average), total: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99,
       non2xx: result.non2xx, errors: result.errors + result.timeouts,

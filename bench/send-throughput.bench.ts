@@ -8,10 +8,10 @@
  *
  * Writes bench/results/send-throughput-<date>.json.
  */
-import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { startBenchApp, writeResults } from './support/bench-app.ts';
+import { cannon } from './support/cannon.ts';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
@@ -43,25 +43,9 @@ function invoiceBody(withRecipient: boolean): string {
   return JSON.stringify(withRecipient ? { type: 'invoice', format: 'json', to: bob.company.id, document } : { type: 'invoice', format: 'json', document });
 }
 
-interface CannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; p97_5: number; average: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats?: Record<string, { count: number }>;
-}
-
-/** autocannon in its own process (bench/support/cannon-process.ts), so the load generator's CPU is not the server's event loop. */
-function cannon(path: string, body: string, connections: number): Promise<CannonResult> {
-  const job = { url: `${base}${path}`, connections, seconds: SECONDS, headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.apiKey}` }, body };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bench/support/cannon-process.ts', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as CannonResult) : reject(new Error(`autocannon exited ${code}`))));
-  });
+/** A timed load of one route as alice (bench/support/cannon.ts: autocannon in its own process). */
+function load(path: string, body: string, connections: number) {
+  return cannon({ url: `${base}${path}`, connections, seconds: SECONDS, headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.apiKey}` }, body });
 }
 
 async function measured<T>(run: () => Promise<T>): Promise<{ result: T; cpuShare: number; rssMb: number }> {
@@ -81,11 +65,11 @@ await db.connect();
 const count = async (where: string) => Number((await db.query(`select count(*)::int as n from documents where organization_id = $1 and ${where}`, [alice.organizationId])).rows[0].n);
 
 // Warm-up: rule packs, workers and connection pools.
-await cannon('/v1/documents/send', invoiceBody(true), 4).catch(() => undefined);
+await load('/v1/documents/send', invoiceBody(true), 4).catch(() => undefined);
 const before = await count('true');
 
 console.log(`send-throughput: ${SECONDS} s per run, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}`);
-const send = await measured(() => cannon('/v1/documents/send', invoiceBody(true), CONNECTIONS));
+const send = await measured(() => load('/v1/documents/send', invoiceBody(true), CONNECTIONS));
 const accepted = (await count('true')) - before;
 const settleStart = Date.now();
 let delivered = 0;
@@ -103,7 +87,7 @@ const sendRow = {
 };
 console.log(`JSON send (3 lines)      ${String(sendRow.perSecond).padStart(5)} sends/s   p50 ${sendRow.p50Ms} ms   p99 ${sendRow.p99Ms} ms   non-2xx ${sendRow.non2xx}   accepted ${accepted}, delivered ${sendRow.delivered} (${sendRow.settleMs} ms to settle)   server CPU ${sendRow.serverCpuShare} cores, RSS ${sendRow.serverRssMb} MB`);
 
-const validate = await measured(() => cannon('/v1/documents/validate', invoiceBody(false), VALIDATE_CONNECTIONS));
+const validate = await measured(() => load('/v1/documents/validate', invoiceBody(false), VALIDATE_CONNECTIONS));
 const validateRow = {
   connections: VALIDATE_CONNECTIONS, perSecond: Math.round(validate.result.requests.average), total: validate.result.requests.total, non2xx: validate.result.non2xx,
   p50Ms: validate.result.latency.p50, p99Ms: validate.result.latency.p99, serverCpuShare: validate.cpuShare, serverRssMb: validate.rssMb,

@@ -2,9 +2,7 @@
  * Agent access: the PKCE S256 computation against RFC 7636's own example (Appendix B), and the
  * migration of its tables against the entities (no schema difference left on a migrated database).
  */
-import { MikroORM } from '@mikro-orm/postgresql';
-import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
-import { createTestDatabase } from '../../../support/database.ts';
+import { pendingSchemaChanges, useMigratedOrm } from '../../../support/migrated-orm.ts';
 import { s256Challenge, verifierMatches } from '../../../../services/identity/agent-access.ts';
 import { CODE_CHALLENGE_PATTERN, CODE_VERIFIER_PATTERN } from '../../../../services/identity/agent-access.contract.ts';
 
@@ -31,20 +29,9 @@ describe('PKCE S256 (RFC 7636)', () => {
 });
 
 describe('agent access tables', () => {
-  let orm: MikroORM;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    orm = await MikroORM.init(ormConfig(db.url));
-  });
-  afterAll(async () => {
-    await orm.close(true);
-    await db.drop();
-  });
+  const { orm } = useMigratedOrm();
 
   it('are exactly what the entities declare once migrated (plus the foreign keys to organizations, as other services\' tables have)', async () => {
-    const pending = await orm.schema.getUpdateSchemaSQL({ wrap: false });
-    const ours = pending.split('\n').filter((line) => /agent_authorizations|handoff_tokens/.test(line));
-    expect(ours).toEqual(['alter table "agent_authorizations" drop constraint "agent_authorizations_organization_id_foreign";', 'alter table "handoff_tokens" drop constraint "handoff_tokens_organization_id_foreign";']);
+    expect(await pendingSchemaChanges(orm(), /agent_authorizations|handoff_tokens/)).toEqual(['alter table "agent_authorizations" drop constraint "agent_authorizations_organization_id_foreign";', 'alter table "handoff_tokens" drop constraint "handoff_tokens_organization_id_foreign";']);
   });
 });

@@ -1,28 +1,19 @@
 /** The built-in issuer's signing keys on a real PostgreSQL: first key, age-based and explicit rotation, publication window, encryption at rest. */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from 'jose';
-import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
 import { SigningKey } from '../../../../services/identity/signing-key.entity.ts';
 import { privateKeyOf, publishedKeys, rotate, secureKeysAtRest, signingKey, type KeyPolicy } from '../../../../services/identity/signing-keys.ts';
-import { createTestDatabase } from '../../../support/database.ts';
+import { useMigratedOrm } from '../../../support/migrated-orm.ts';
 
-let orm: MikroORM;
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-const em = () => orm.em.fork() as EntityManager;
+const database = useMigratedOrm();
+const orm = database.orm;
+const em = () => orm().em.fork() as EntityManager;
 const policy: KeyPolicy = { clockToleranceSeconds: 30, maxAgeDays: 90, secret: 'the data directory\'s generated secret' };
 const sealed: KeyPolicy = { ...policy, secret: 'a long operator secret from the environment' };
 const DAY = 86_400_000;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  orm = await MikroORM.init(ormConfig(db.url));
-});
-afterAll(async () => {
-  await orm.close(true);
-  await db.drop();
-});
 beforeEach(async () => { await em().nativeDelete(SigningKey, {}); });
 
 async function signsAndVerifies(row: SigningKey, policy: KeyPolicy): Promise<boolean> {
@@ -118,7 +109,7 @@ it('moves keys sealed with an earlier secret to the configured one; a signing ke
 
 it('scripts/rotate-signing-key.ts rotates the database\'s key for ops', async () => {
   const first = await signingKey(em(), new Date(), policy);
-  const { stdout } = await promisify(execFile)(process.execPath, ['scripts/rotate-signing-key.ts'], { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: db.url, EINV_OAUTH_KEY_SECRET: policy.secret }, timeout: 20_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['scripts/rotate-signing-key.ts'], { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: database.url(), EINV_OAUTH_KEY_SECRET: policy.secret }, timeout: 20_000 });
   const active = await signingKey(em(), new Date(), policy);
   expect(active.kid).not.toBe(first.kid);
   expect(stdout).toContain(`signing with ${active.kid}`);

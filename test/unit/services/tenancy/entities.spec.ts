@@ -1,22 +1,12 @@
-import { MikroORM } from '@mikro-orm/postgresql';
-import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
 import { Organization } from '../../../../services/tenancy/organization.entity.ts';
 import { Company } from '../../../../services/tenancy/company.entity.ts';
 import { ApiKey } from '../../../../services/tenancy/api-key.entity.ts';
-import { createTestDatabase } from '../../../support/database.ts';
+import { useMigratedOrm } from '../../../support/migrated-orm.ts';
 
 describe('tenancy entities on a real PostgreSQL', () => {
-  let orm: MikroORM;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    orm = await MikroORM.init(ormConfig(db.url));
-  });
-  afterAll(async () => {
-    await orm.close(true);
-    await db.drop();
-  });
+  const migrated = useMigratedOrm();
+  let orm: ReturnType<typeof migrated.orm>;
+  beforeAll(() => { orm = migrated.orm(); });
 
   it('persists an organization with a company and a key, and reads them back through a fresh fork', async () => {
     const em = orm.em.fork();

@@ -1,8 +1,6 @@
 /** What an AFNOR flow subscriber is sent for an event (pure), the annex's signature, and the column that says a webhook is one. */
 import { createHash, createHmac } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { ormConfig } from '../../../../services/shared/persistence/orm.config.ts';
-import { createTestDatabase } from '../../../support/database.ts';
+import { pendingSchemaChanges, useMigratedOrm } from '../../../support/migrated-orm.ts';
 import { flowPayload, type FlowFacts } from '../../../../services/webhooks/afnor-flow-payload.ts';
 import { afnorSignature } from '../../../../services/webhooks/signature.ts';
 import type { DocumentView, LifecycleView } from '../../../../services/documents/documents.contract.ts';
@@ -31,19 +29,9 @@ it('signs as the annex describes: HMAC-SHA256 of the SHA-256 fingerprint of `<bo
 });
 
 describe('webhooks.format', () => {
-  let orm: MikroORM;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    orm = await MikroORM.init(ormConfig(db.url));
-  });
-  afterAll(async () => {
-    await orm.close(true);
-    await db.drop();
-  });
+  const { orm } = useMigratedOrm();
 
   it('is exactly what the entity declares once migrated', async () => {
-    const pending = await orm.schema.getUpdateSchemaSQL({ wrap: false });
-    expect(pending.split('\n').filter((line) => /"webhooks"/.test(line) && /format/.test(line))).toEqual([]);
+    expect(await pendingSchemaChanges(orm(), /"webhooks".*format/)).toEqual([]);
   });
 });
