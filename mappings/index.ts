@@ -35,6 +35,7 @@ export { canonicalToFacturX, facturXCii, FACTUR_X_FILENAME, FACTUR_X_XMP_NS } fr
 export type { FacturX, FacturXOptions } from './factur-x/from-canonical.ts';
 export { canonicalToHtml, escapeHtml, PREVIEW_CSP, PREVIEW_STYLE_SOURCE } from './render/html.ts';
 export { canonicalToPdf, MISSING_GLYPH, DEGRADED_NOTICE } from './render/pdf.ts';
+export { embedCaptionFont } from './render/fonts.ts';
 export { invoiceView, MAX_RENDERED_LINES } from './render/view.ts';
 export type { InvoiceView } from './render/view.ts';
 export { detectZugferd1 } from './zugferd-1/detect.ts';

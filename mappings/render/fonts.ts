@@ -121,6 +121,16 @@ function sharedFontkit(fonts: LoadedFonts): { create(bytes: Uint8Array): fontkit
 }
 
 /** Embeds the two DejaVu Sans weights into `pdf` as subsets (only the glyphs drawn end up in the file). */
+/**
+ * The regular weight alone, for a caption drawn onto a PDF this renderer did not make (the
+ * clearance QR stamp): embedded and subset like the invoice's, so a stamped PDF/A stays one.
+ */
+export async function embedCaptionFont(pdf: PDFDocument): Promise<{ font: InvoiceFont; characters: ReadonlySet<number> }> {
+  const fonts = loadedFonts();
+  pdf.registerFontkit(sharedFontkit(fonts));
+  return { font: await embed(pdf, fonts.regular, 'DJVSAN+DejaVuSans'), characters: fonts.characters };
+}
+
 export async function embedInvoiceFonts(pdf: PDFDocument): Promise<InvoiceFonts> {
   const fonts = loadedFonts();
   const { regular, bold, characters } = fonts;

@@ -4,8 +4,9 @@
  * authority's name and id beside it, off the event loop on a document worker. Pure: bytes in, bytes
  * out; a PDF pdf-lib cannot open comes back as a value, not a throw.
  */
-import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { PDFDocument, rgb } from 'pdf-lib';
 import QRCode from 'qrcode';
+import { embedCaptionFont } from '../../mappings/index.ts';
 
 export const STAMP_TASKS = import.meta.url;
 
@@ -29,9 +30,9 @@ export async function stampClearanceQr(pdfBytes: Uint8Array, qr: string, caption
   const { width } = page.getSize();
   const x = width - MARGIN - QR_SIDE;
   page.drawImage(image, { x, y: MARGIN + 10, width: QR_SIDE, height: QR_SIDE });
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  // The caption in the font's WinAnsi range only (an authority id is ASCII; a name may not be).
-  const text = caption.replace(/[^\x20-\x7E]/g, '?').slice(0, 60);
-  page.drawText(text, { x: Math.max(MARGIN, x - 60), y: MARGIN, size: 6, font, color: rgb(0, 0, 0) });
+  // The invoices' embedded font (a stamped PDF/A keeps every font embedded); what it cannot draw is '?'.
+  const { font, characters } = await embedCaptionFont(pdf);
+  const text = [...caption.normalize('NFC')].map((c) => (characters.has(c.codePointAt(0)!) ? c : '?')).join('').slice(0, 60);
+  page.drawText(text, { x: Math.max(MARGIN, x - 60), y: MARGIN, size: 6, font: font.pdf, color: rgb(0, 0, 0) });
   return { ok: true, pdf: await pdf.save() };
 }
