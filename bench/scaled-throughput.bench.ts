@@ -15,6 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { scaledRoles, startTopology } from '../test/support/topology.ts';
 import { writeResults } from './support/bench-app.ts';
 import { cannon } from './support/cannon.ts';
+import { sandboxSendBody } from '../test/support/sandbox-send.ts';
 
 const SECONDS = Number(process.argv[2] ?? 15);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
@@ -36,19 +37,7 @@ async function run(replicas: number) {
   try {
     const alice = await boot(topology.baseUrl, 'bench-alice');
     const bob = await boot(topology.baseUrl, 'bench-bob');
-    const body = JSON.stringify({
-      type: 'invoice', format: 'json', to: bob.company.id,
-      document: {
-        number: 'SCALED-[<id>]', issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-        seller: { name: 'Acme SPRL', vatNumber: alice.company.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
-        buyer: { name: 'Client SA', vatNumber: bob.company.vatNumber, address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
-        lines: [
-          { description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 },
-          { description: 'Travel', quantity: 1, unit: 'C62', unitPrice: 80, vatRate: 21 },
-          { description: 'Licence', quantity: 3, unit: 'C62', unitPrice: 15.5, vatRate: 21 },
-        ],
-      },
-    });
+    const body = JSON.stringify(sandboxSendBody({ number: 'SCALED-[<id>]', sellerVat: alice.company.vatNumber, buyerVat: bob.company.vatNumber, to: bob.company.id }));
     const url = `${topology.baseUrl}/v1/documents/send`;
     await load(url, alice.apiKey, body, 5); // warm-up: rule packs, workers, pools on every replica
     const result = await load(url, alice.apiKey, body, SECONDS);

@@ -12,6 +12,7 @@ import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { startBenchApp, writeResults } from './support/bench-app.ts';
 import { cannon } from './support/cannon.ts';
+import { sandboxSendBody } from '../test/support/sandbox-send.ts';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
@@ -27,20 +28,9 @@ async function boot(label: string) {
 }
 const [alice, bob] = [await boot('bench-alice'), await boot('bench-bob')];
 
-/** `[<id>]` is replaced by autocannon with a unique id per request: every send is a new invoice. */
+/** `[<id>]` is replaced by autocannon with a unique id per request: every send is a new invoice, issued by alice. */
 function invoiceBody(withRecipient: boolean): string {
-  const document = {
-    number: 'BENCH-[<id>]', issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-    // Issued by alice, who sends them.
-    seller: { name: 'Acme SPRL', vatNumber: alice.company.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
-    buyer: { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
-    lines: [
-      { description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 },
-      { description: 'Travel', quantity: 1, unit: 'C62', unitPrice: 80, vatRate: 21 },
-      { description: 'Licence', quantity: 3, unit: 'C62', unitPrice: 15.5, vatRate: 21 },
-    ],
-  };
-  return JSON.stringify(withRecipient ? { type: 'invoice', format: 'json', to: bob.company.id, document } : { type: 'invoice', format: 'json', document });
+  return JSON.stringify(sandboxSendBody({ number: 'BENCH-[<id>]', sellerVat: alice.company.vatNumber, buyerVat: 'FR40303265045', ...(withRecipient ? { to: bob.company.id } : {}) }));
 }
 
 /** A timed load of one route as alice (bench/support/cannon.ts: autocannon in its own process). */

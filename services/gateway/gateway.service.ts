@@ -86,6 +86,13 @@ function clientAuthenticationKeys(req: Req): string[] {
   return typeof clientId === 'string' && clientId ? [ipKey(clientIp(req)), clientKey(clientId)] : [ipKey(clientIp(req))];
 }
 
+/**
+ * A route the gateway answers outside /v1's pipeline (connectors' push routes, the dashboard's files,
+ * MCP, AFNOR): only the aliases it names, no body parsing (each reads its own body, bounded), no key
+ * authentication (each authenticates its callers itself, or serves public files).
+ */
+const SELF_ANSWERED_ROUTE = { mappingPolicy: 'restrict', autoAliases: false, bodyParsers: false, authentication: false, authorization: false } as const;
+
 /** Paths of the operations that carry documents inside their JSON (`largeBody`): capped at the body limit. */
 const LARGE_BODY_PATHS = new Set(HTTP_CONTRACTS.filter((c) => c.http?.largeBody).map((c) => c.http!.path));
 
@@ -154,11 +161,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       {
         // Connectors' push-receive routes: outside /v1 and its key auth; each route authenticates its caller.
         path: '/connectors',
-        mappingPolicy: 'restrict',
-        autoAliases: false,
-        bodyParsers: false,
-        authentication: false,
-        authorization: false,
+        ...SELF_ANSWERED_ROUTE,
         use: [
           function stampRequestId(req: Req, res: ServerResponse, next: () => void) {
             requestIdOf(req, res);
@@ -174,11 +177,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       {
         // The web dashboard (app/, bundled into app/dist): static files, no credentials; it calls the API like any client.
         path: '/app',
-        mappingPolicy: 'restrict',
-        autoAliases: false,
-        bodyParsers: false,
-        authentication: false,
-        authorization: false,
+        ...SELF_ANSWERED_ROUTE,
         use: [
           function stampRequestId(req: Req, res: ServerResponse, next: () => void) {
             requestIdOf(req, res);
@@ -193,11 +192,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       {
         // The MCP server (streamable HTTP, services/gateway/mcp.ts): authenticates and checks each tool call itself.
         path: '/mcp',
-        mappingPolicy: 'restrict',
-        autoAliases: false,
-        bodyParsers: false,
-        authentication: false,
-        authorization: false,
+        ...SELF_ANSWERED_ROUTE,
         aliases: Object.fromEntries(['GET', 'POST', 'DELETE'].map((method) => [`${method} /`, function mcpRoute(this: McpGateway, req: Req, res: ServerResponse) {
           void mcpHandler(this, config)(req, res);
         }])),
@@ -205,11 +200,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       {
         // AFNOR XP Z12-013 (services/gateway/afnor/): its own paths, bodies and error shape; authenticates and checks each call itself.
         path: AFNOR_BASE,
-        mappingPolicy: 'restrict',
-        autoAliases: false,
-        bodyParsers: false,
-        authentication: false,
-        authorization: false,
+        ...SELF_ANSWERED_ROUTE,
         use: [
           function afnorRoute(this: AfnorGateway, req: Req, res: ServerResponse) {
             // Answered here; the route's next() is never called, so no alias or action runs after it.

@@ -16,6 +16,7 @@
 import pg from 'pg';
 import { startTopology, type Topology } from '../support/topology.ts';
 import { startReceiver, eventually, type Receiver } from '../support/webhook-receiver.ts';
+import { sandboxSendBody } from '../support/sandbox-send.ts';
 import { SendLoad } from './send-load.ts';
 
 const FULL = process.env.EINV_CHAOS === 'full';
@@ -56,24 +57,13 @@ async function post<T>(path: string, body: unknown, key?: string): Promise<T> {
   }, 120_000, `${path} answered (roles:\n${topology.output()})`, 500);
 }
 
-function invoice(alice: Booted, bob: Booted, n: number) {
-  return {
-    type: 'invoice', format: 'json', to: bob.company.id,
-    document: {
-      number: `CHAOS-${n}`, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-      seller: { name: 'Acme SPRL', vatNumber: alice.company.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
-      buyer: { name: 'Client SA', vatNumber: bob.company.vatNumber, address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
-      lines: [{ description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
-    },
-  };
-}
 
 it('keeps every accepted send and every event through kill -9 of each role, PostgreSQL and NATS restarts and a Redis pause', async () => {
   const alice = await post<Booted>('/v1/sandbox/bootstrap', { label: 'chaos-alice' });
   const bob = await post<Booted>('/v1/sandbox/bootstrap', { label: 'chaos-bob' });
   for (const who of [alice, bob]) await post('/v1/webhooks', { url: receiver.url, events: ['*'] }, who.apiKey);
 
-  const load = new SendLoad({ baseUrl: topology.baseUrl, apiKey: alice.apiKey, body: (n) => invoice(alice, bob, n), workers: SENDERS, intervalMs: SEND_INTERVAL_MS, retryForMs: RECOVERY_LIMIT_MS });
+  const load = new SendLoad({ baseUrl: topology.baseUrl, apiKey: alice.apiKey, body: (n) => sandboxSendBody({ number: `CHAOS-${n}`, sellerVat: alice.company.vatNumber, buyerVat: bob.company.vatNumber, to: bob.company.id, lines: 1 }), workers: SENDERS, intervalMs: SEND_INTERVAL_MS, retryForMs: RECOVERY_LIMIT_MS });
   // One send end to end before any fault: the topology works.
   expect((await load.sendOnce()).id).toBeDefined();
   load.start();

@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
+import { sandboxSendBody } from '../support/sandbox-send.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 
@@ -24,15 +25,8 @@ describe('a send whose answer was lost', () => {
   const loseTheAnswer = (key: string) => sql(
     `update idempotency_keys set state = 'processing', locked_until = now() - interval '1 second', response_status = null, response_headers = null, response_body = null where key = $1`, [key],
   );
-  const invoice = (seller: { vatNumber: string }, buyer: { id: string; vatNumber: string }, number: string) => ({
-    type: 'invoice', format: 'json', to: buyer.id,
-    document: {
-      number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9',
-      seller: { name: 'Acme SPRL', vatNumber: seller.vatNumber, address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } },
-      buyer: { name: 'Client SA', vatNumber: buyer.vatNumber, address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } },
-      lines: [{ description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
-    },
-  });
+  const invoice = (seller: { vatNumber: string }, buyer: { id: string; vatNumber: string }, number: string) =>
+    sandboxSendBody({ number, sellerVat: seller.vatNumber, buyerVat: buyer.vatNumber, to: buyer.id, lines: 1 });
 
   it('a retry with the same key gets the document the first run created, not a duplicate-number 409', async () => {
     const alice = await bootstrap(t.baseUrl);
