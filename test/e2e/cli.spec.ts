@@ -13,6 +13,8 @@ import { join, resolve } from 'node:path';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { signWebhookPayload } from '../../services/webhooks/signature.ts';
 import { freePort } from '../support/servers.ts';
+import { newId } from '../../services/shared/ids.ts';
+import pg from 'pg';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_RATE_LIMITS = 'free=100000';
@@ -144,6 +146,43 @@ it('bootstrap → tail events → send 20 → validate a broken one → webhooks
   const stale = signWebhookPayload([secret], body, Math.floor(Date.now() / 1000) - 600);
   expect(await einv(['webhooks', 'verify', '--secret', secret, '--signature', stale, '--body', bodyFile])).toMatchObject({ code: 1, stdout: expect.stringContaining('too old') });
 }, 180_000);
+
+it('tail prints an event whose transaction commits after a later event was already shown', async () => {
+  const key = await bootstrap(t.baseUrl, { label: 'cli-late-commit' });
+  const global = ['--base-url', t.baseUrl, '--api-key', key.apiKey];
+  const tail = einv([...global, 'tail', 'events', '--type', 'document.sent', '--history', '0', '--interval', '200', '--max', '2'], { timeoutMs: 60_000 });
+  await new Promise((r) => setTimeout(r, 1_000));
+
+  // A writer opens its transaction and writes its event (the smaller id) but has not committed yet.
+  const slow = new pg.Client({ connectionString: t.databaseUrl });
+  await slow.connect();
+  const lateId = newId('event');
+  await slow.query('begin');
+  await slow.query(
+    `insert into events (id, organization_id, company_id, type, livemode, api_version, data, created_at, dispatched_at)
+     values ($1, $2, $3, 'document.sent', false, '2025-01-01', $4, now(), now())`,
+    [lateId, key.organizationId, key.company.id, JSON.stringify({ documentId: 'doc_late_commit' })]);
+  try {
+    // Meanwhile a send commits its document.sent (the greater id), and the tail shows it.
+    await new Promise((r) => setTimeout(r, 5));
+    const other = join(dir, 'late');
+    mkdirSync(other);
+    writeFileSync(join(other, 'a.json'), JSON.stringify(invoice(`CLI-LATE-${Date.now()}`, key.company.vatNumber)));
+    const sent = await einv([...global, 'send', other, '--to', recipient.company.peppolId]);
+    expect(sent.code).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_000));
+  } finally {
+    await slow.query('commit');
+    await slow.end();
+  }
+
+  const followed = await tail;
+  expect(followed.code).toBe(0);
+  const lines = followed.stdout.trim().split('\n');
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toContain(lateId);
+  expect(lines[0]).not.toContain(lateId);
+}, 90_000);
 
 it('says what is wrong in one line, with exit code 2: no key, unknown file, unreachable server', async () => {
   const noKey = await einv(['--base-url', t.baseUrl, '--config', join(dir, 'none.json'), 'send', dir]);
