@@ -45,7 +45,7 @@ export interface McpGateway {
 const checkers = new Map<string, ParamsChecker>(MCP_TOOLS.flatMap((t) => t.contracts).map((c) => [c.action, compileChecker(c)]));
 
 /** A refusal kept under an Idempotency-Key, answered again: its stored envelope, its status for the log. */
-export class ReplayedRefusal extends Error {
+class ReplayedRefusal extends Error {
   readonly status: number;
   readonly envelope: ErrorEnvelope;
   constructor(status: number, envelope: ErrorEnvelope) {
