@@ -10,7 +10,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ActionContract } from '../services/shared/contract.ts';
-import { createMcpServer, type ContractRunner, type ErrorEnvelope } from '../services/gateway/mcp-tools.ts';
+import { createMcpServer, type ContractRunner, type ErrorEnvelope, type RunOptions } from '../services/gateway/mcp-tools.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -26,7 +26,7 @@ class RestRefusal extends Error {
 /** Runs a contract's operation through its route: path parameters in the path, the rest in the query (reads) or the JSON body. */
 function restRunner(baseUrl: string, key: string, companyId?: string): ContractRunner {
   return {
-    async run(contract: AnyContract, input: Record<string, unknown>) {
+    async run(contract: AnyContract, input: Record<string, unknown>, options: RunOptions = {}) {
       const http = contract.http!;
       const rest = { ...input };
       const path = http.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
@@ -40,6 +40,9 @@ function restRunner(baseUrl: string, key: string, companyId?: string): ContractR
       const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'application/json' };
       if (companyId) headers['x-service-company'] = companyId;
       if (!read) headers['content-type'] = 'application/json';
+      // A tool call's idempotency key is the REST request's Idempotency-Key: the deployment checks and applies it.
+      const { idempotencyKey } = options;
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = String(idempotencyKey);
       const res = await fetch(url, { method: http.method, headers, ...(read ? {} : { body: JSON.stringify(rest) }) });
       const text = await res.text();
       let body: unknown = text;

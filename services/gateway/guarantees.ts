@@ -12,11 +12,11 @@ import type { Context, ServiceBroker } from 'moleculer';
 import { call } from '../shared/call.ts';
 import { DomainError } from '../shared/errors.ts';
 import type { AppConfig } from '../shared/config.ts';
-import type { Principal, RequestMeta } from '../shared/auth.ts';
+import type { Principal, RequestIdempotency, RequestMeta } from '../shared/auth.ts';
 import type { HttpBinding } from '../shared/contract.ts';
 import type { Plan } from '../tenancy/tenancy.contract.ts';
 import { organizationPlan, consumeDocumentQuota, refundDocumentQuota, planRateLimits, type OrganizationPlan } from '../limits/limits.contract.ts';
-import { claim, complete, release, renew, idempotencyDigest, idempotencyScope } from '../idempotency/idempotency.contract.ts';
+import { claim as claimInStore, complete, release, renew, idempotencyDigest, idempotencyScope, type StoredResponse } from '../idempotency/idempotency.contract.ts';
 import { ingest, type RequestLogInput, type UpstreamCall, type ValidationDiffEntry } from '../requests/requests.contract.ts';
 import { createRateLimitStore, rateLimitHeaders, retryAfterSeconds, type RateLimitStore } from './rate-limit.ts';
 import { RequestLogBuffer } from './request-log.ts';
@@ -48,6 +48,30 @@ export interface GuardedRequest extends IncomingMessage {
     /** Documents counted against the monthly quota by this request (given back if it fails). */
     quota?: { period: string; count: number };
   };
+}
+
+/** One request's Idempotency-Key, as `claimIdempotencyKey` takes it. */
+export interface IdempotencyClaimInput {
+  auth: Principal;
+  key: string;
+  /** Stored with the key, for the record (`POST`, the path or tool it was used on). */
+  method: string;
+  path: string;
+  /** What makes two requests under the key "the same" (idempotency.ts `requestHash`). */
+  requestHash: string;
+  /** Fields of a success answer stored masked (`HttpBinding.secretFields`). */
+  secretFields?: readonly string[] | undefined;
+  /** Which answers are kept for replay: all but faults and throttling (default), or successes only. */
+  keep?: 'answers' | 'successes';
+}
+
+/** A claimed key: what the request's actions carry, and how its answer is kept. */
+export interface IdempotencyClaim {
+  idempotency: RequestIdempotency;
+  /** Stores the answer for replay (or releases the key: see `keep`); call before the client sees it. */
+  finish(response: StoredResponse): Promise<void>;
+  /** The request ended without an answer to keep: stop renewing the lease (it lapses). */
+  abandon(): void;
 }
 
 /** Plans change rarely; a gateway re-reads an organization's plan at most this often. */
@@ -172,54 +196,79 @@ export class GatewayGuarantees {
   private async claimKey(ctx: Context, req: GuardedRequest, res: ServerResponse, key: string, method: string, path: string, binding: HttpBinding): Promise<void> {
     const guard = req.$guard!;
     guard.idempotencyKey = key;
-    const scope = idempotencyScope(guard.auth);
-    const lockMs = this.claimLockMs;
     const hash = requestHash(method, req.url ?? path, req.headers['content-type'], req.body, req.$rawBody);
-    const result = await call(ctx, claim, { scope, key, organizationId: guard.auth.organizationId, method, path, requestHash: hash, lockMs });
+    const claimed = await this.claimIdempotencyKey(ctx, { auth: guard.auth, key, method, path, requestHash: hash, secretFields: binding.secretFields }).catch((err: unknown) => {
+      if (err instanceof IdempotentReplay) guard.replayed = true;
+      throw err;
+    });
+    // The action sees the key too: a send keeps it with its document, so a retry after a lost
+    // answer (a 5xx releases the claim below) finds that document instead of a duplicate number.
+    (ctx.meta as RequestMeta).idempotency = claimed.idempotency;
+    res.once('close', claimed.abandon);
+    captureResponse(res, claimed.finish);
+  }
+
+  /**
+   * Claims an Idempotency-Key for one request of `claim.auth`, for every surface that takes one
+   * (a /v1 route, an /afnor/ operation, an MCP tool call): a key seen before throws the stored
+   * answer (`IdempotentReplay`), a key used with another request `IDEMPOTENCY_BODY_MISMATCH`, a key
+   * still running `IDEMPOTENCY_IN_PROGRESS`. Claimed, the caller runs the request with
+   * `idempotency` in its action's meta (a send keeps it with its document) and hands its answer to
+   * `finish` before the client sees it; `abandon` when the request ends without one.
+   *
+   * Server faults and throttling are never kept: the key is released so that a retry runs again.
+   * `keep: 'successes'` lets go of refusals too: for a key the caller did not choose (derived from
+   * the payload), a refused request created nothing, and the same payload fixed elsewhere (a
+   * recipient registered meanwhile) must run again rather than replay the refusal for a day.
+   */
+  async claimIdempotencyKey(ctx: Context, claim: IdempotencyClaimInput): Promise<IdempotencyClaim> {
+    const { auth, key, method, path, requestHash } = claim;
+    const scope = idempotencyScope(auth);
+    const lockMs = this.claimLockMs;
+    const result = await call(ctx, claimInStore, { scope, key, organizationId: auth.organizationId, method, path, requestHash, lockMs });
     if (result.outcome === 'mismatch') {
       throw new DomainError('IDEMPOTENCY_BODY_MISMATCH', 'This Idempotency-Key was already used with a different request body; use a new key for a different request');
     }
     if (result.outcome === 'in_progress') {
       throw new DomainError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly', { retryAfter: 1 });
     }
-    if (result.outcome === 'replay') {
-      guard.replayed = true;
-      throw new IdempotentReplay(result.response);
-    }
-    // The action sees the key too: a send keeps it with its document, so a retry after a lost
-    // answer (a 5xx releases the claim below) finds that document instead of a duplicate number.
-    (ctx.meta as RequestMeta).idempotency = { key: idempotencyDigest(scope, key), requestHash: hash };
+    if (result.outcome === 'replay') throw new IdempotentReplay(result.response);
     // Claimed, for a short lease renewed while this request runs: a process that dies mid-request
     // stops renewing, so its claim lapses within one lease and a retry runs (no 409 for minutes).
     const renewal = setInterval(() => {
       call(this.broker, renew, { scope, key, lockMs }).catch((err: unknown) => this.broker.logger.warn(`idempotency: could not renew the claim of ${key}:`, err));
     }, Math.max(250, Math.floor(lockMs / 3)));
     renewal.unref();
-    res.once('close', () => clearInterval(renewal));
-    // Store the response before the client sees it, with its one-time secrets masked. Server
-    // faults and throttling are not stored: the key is released so that a retry runs again.
-    captureResponse(res, async (response) => {
-      clearInterval(renewal);
-      try {
-        if (response.status >= 500 || response.status === 429) await call(this.broker, release, { scope, key });
-        else await call(this.broker, complete, { scope, key, response: redactSecrets(response, binding.secretFields) });
-      } catch (err) {
-        this.broker.logger.warn(`idempotency: could not store the response of ${key}:`, err);
-      }
-    });
+    const kept = (status: number) => status < 500 && status !== 429 && (claim.keep !== 'successes' || status < 300);
+    return {
+      idempotency: { key: idempotencyDigest(scope, key), requestHash },
+      abandon: () => clearInterval(renewal),
+      finish: async (response) => {
+        clearInterval(renewal);
+        try {
+          if (kept(response.status)) await call(this.broker, complete, { scope, key, response: redactSecrets(response, claim.secretFields) });
+          else await call(this.broker, release, { scope, key });
+        } catch (err) {
+          this.broker.logger.warn(`idempotency: could not store the response of ${key}:`, err);
+        }
+      },
+    };
   }
 
   /**
    * A call that came through no route (an MCP tool call, services/gateway/mcp.ts) in the request
    * log, by the same rule as a request: changes and failures always, reads when EINV_REQUEST_LOG_READS.
    */
-  logCall(auth: Principal, call: { id: string; method: string; path: string; action: string; status: number; errorCode: string | null; startedAt: number; validation?: ValidationDiffEntry[] }): void {
+  logCall(auth: Principal, call: {
+    id: string; method: string; path: string; action: string; status: number; errorCode: string | null; startedAt: number; validation?: ValidationDiffEntry[];
+    idempotencyKey?: string | null; replayed?: boolean;
+  }): void {
     if (!MUTATIONS.has(call.method) && call.status < 400 && !this.logReads) return;
     const durationMs = +(performance.now() - call.startedAt).toFixed(3);
     this.log.push({
       id: call.id, organizationId: auth.organizationId, method: call.method, path: call.path, status: call.status, errorCode: call.errorCode,
       apiKeyId: auth.apiKeyId, userId: auth.userId, action: call.action, durationMs, upstreamCalls: null,
-      validation: call.status === 400 && call.validation?.length ? call.validation : null, idempotencyKey: null, replayed: false,
+      validation: call.status === 400 && call.validation?.length ? call.validation : null, idempotencyKey: call.idempotencyKey ?? null, replayed: call.replayed ?? false,
       createdAt: new Date(Date.now() - durationMs).toISOString(),
     });
   }

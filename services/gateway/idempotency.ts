@@ -15,10 +15,14 @@ export const REPLAYED_HEADERS = ['content-type', 'location'] as const;
 export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   const raw = req.headers['idempotency-key'];
   if (raw === undefined) return undefined;
-  const key = Array.isArray(raw) ? raw[0]! : raw;
-  if (!key.length || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    const message = `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long`;
-    throw new DomainError('INVALID_REQUEST', message, { details: [{ field: 'Idempotency-Key', rule: 'stringLength', message }] });
+  return checkedIdempotencyKey(Array.isArray(raw) ? raw[0]! : raw, 'Idempotency-Key');
+}
+
+/** An Idempotency-Key as a caller gave it (a header, an MCP tool call's argument), checked: 400 INVALID_REQUEST naming `field`. */
+export function checkedIdempotencyKey(key: unknown, field: string): string {
+  if (typeof key !== 'string' || !key.length || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    const message = `${field} must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`;
+    throw new DomainError('INVALID_REQUEST', message, { details: [{ field, rule: 'stringLength', message }] });
   }
   return key;
 }
@@ -90,17 +94,21 @@ export class IdempotentReplay extends Error {
 
 /**
  * Writes a stored response: its status, body bytes and replayed headers, plus this request's id.
- * An error envelope names the request that answered: its `requestId` becomes this request's, so the
- * body and `X-Request-Id` agree (the request log has this request under that id).
+ * An error envelope names the request that answered: its `requestId` (an AFNOR `Error`'s
+ * `instance`, `urn:request:<id>`) becomes this request's, so the body and `X-Request-Id` agree (the
+ * request log has this request under that id).
  */
 export function writeReplay(res: ServerResponse, stored: StoredResponse, extraHeaders: Record<string, string>): void {
   let body = Buffer.from(stored.body, 'base64');
   const requestId = res.getHeader('x-request-id');
   if (typeof requestId === 'string' && stored.status >= 400 && /json/i.test(stored.headers['Content-Type'] ?? '')) {
     try {
-      const envelope = JSON.parse(body.toString('utf8')) as { error?: { requestId?: string } };
+      const envelope = JSON.parse(body.toString('utf8')) as { error?: { requestId?: string }; instance?: unknown };
       if (envelope.error && typeof envelope.error.requestId === 'string') {
         envelope.error.requestId = requestId;
+        body = Buffer.from(JSON.stringify(envelope));
+      } else if (typeof envelope.instance === 'string' && envelope.instance.startsWith('urn:request:')) {
+        envelope.instance = `urn:request:${requestId}`;
         body = Buffer.from(JSON.stringify(envelope));
       }
     } catch { /* not JSON after all: replayed as stored */ }

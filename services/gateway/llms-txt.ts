@@ -69,7 +69,9 @@ export function llmsTxt(contracts: readonly AnyContract[], publicUrl: string): s
     '## MCP server',
     '',
     `Streamable HTTP at \`${publicUrl}/mcp\` (stateless, JSON answers), with the same Bearer key; or over stdio: \`EINV_API_URL=${publicUrl} EINV_API_KEY=<key> node scripts/mcp-stdio.ts\`. `
-      + 'Each tool is a REST operation with the same input schema and the same scope; a refusal is the REST error envelope in a result with `isError`.',
+      + 'Each tool is a REST operation with the same input schema and the same scope; a refusal is the REST error envelope in a result with `isError`. '
+      + `The tools that change something (${MCP_TOOLS.filter((t) => !t.readOnly).map((t) => `\`${t.name}\``).join(', ')}) take an \`idempotencyKey\``
+      + ' (else the request\'s `Idempotency-Key` header): a retry with the same key answers the first result instead of sending twice.',
     '',
     ...MCP_TOOLS.map((t) => `- \`${t.name}\` (scope ${scopesOf(t).map((s) => `\`${s}\``).join(', ')}): ${t.title}; REST ${t.contracts.map((c) => `\`${c.http!.method} ${c.http!.path}\``).join(' + ')}`),
     '',

@@ -6,6 +6,10 @@
  * request); over stdio, a runner that calls the REST API (scripts/mcp-stdio.ts). Either way the
  * services' own checks apply exactly as over REST.
  *
+ * A tool that changes something (`readOnly: false`) takes an `idempotencyKey`, or else the MCP
+ * request's `Idempotency-Key` header, and hands it to the runner, which applies it as REST applies
+ * the header: a retried call answers the first call's result, never sends twice.
+ *
  * The SDK's low-level `Server` is used, not `McpServer`: `McpServer` takes zod schemas, and ours
  * come from the contracts as JSON Schema.
  */
@@ -13,6 +17,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ActionContract, JsonSchema } from '../shared/contract.ts';
 import { objectSchema } from '../shared/json-schema.ts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.contract.ts';
 import * as documents from '../documents/documents.contract.ts';
 import { validate } from '../validation/validation.contract.ts';
 import { listEvents } from '../events/events.contract.ts';
@@ -20,9 +25,18 @@ import { verify } from '../directory/directory.contract.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
+/** How one operation of a tool call runs. */
+export interface RunOptions {
+  /**
+   * The tool call's Idempotency-Key (its `idempotencyKey` argument, else the request's header),
+   * as the caller gave it: the runner checks it and applies it as REST applies the header.
+   */
+  idempotencyKey?: unknown;
+}
+
 /** Runs one contract's operation for the caller; a refusal throws the same error REST would answer. */
 export interface ContractRunner {
-  run(contract: AnyContract, params: Record<string, unknown>): Promise<unknown>;
+  run(contract: AnyContract, params: Record<string, unknown>, options?: RunOptions): Promise<unknown>;
 }
 
 /** The error a refused tool call reports: the REST error envelope, so an agent reads one shape everywhere. */
@@ -37,11 +51,20 @@ export interface McpTool {
   input: AnyContract;
   /** What the tool adds to the operations' own summaries. */
   note?: string;
+  /** Changes nothing: takes no idempotency key. A tool that changes something runs one operation (the one the key applies to). */
   readOnly: boolean;
-  call(runner: ContractRunner, args: Record<string, unknown>): Promise<unknown>;
+  call(runner: ContractRunner, args: Record<string, unknown>, options: RunOptions): Promise<unknown>;
 }
 
-const single = (contract: AnyContract) => (runner: ContractRunner, args: Record<string, unknown>) => runner.run(contract, args);
+const single = (contract: AnyContract) => (runner: ContractRunner, args: Record<string, unknown>, options: RunOptions) => runner.run(contract, args, options);
+
+/** The argument a tool that changes something takes its Idempotency-Key in. */
+export const IDEMPOTENCY_KEY_ARGUMENT = 'idempotencyKey';
+
+const IDEMPOTENCY_KEY_SCHEMA: JsonSchema = {
+  type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+  description: 'Makes a retry safe, as the Idempotency-Key header does over REST: a call repeated with the same key (within 24 hours) answers the first call\'s result instead of doing it again; another body under the same key is refused (IDEMPOTENCY_BODY_MISMATCH). Give each new operation a new key (a UUID).',
+};
 
 export const MCP_TOOLS: readonly McpTool[] = [
   { name: 'validate_document', title: 'Validate a document', contracts: [validate], input: validate, readOnly: true, call: single(validate) },
@@ -75,6 +98,14 @@ export function inputSchemaOf(contract: AnyContract): JsonSchema {
   return Object.keys(named).length ? { ...schema, $defs: local(named) } : schema;
 }
 
+/** The tool's input: its contract's params, and for a tool that changes something its `idempotencyKey`. */
+export function toolInputSchema(tool: McpTool): JsonSchema {
+  const schema = inputSchemaOf(tool.input);
+  if (tool.readOnly) return schema;
+  const properties = (schema as { properties?: Record<string, JsonSchema> }).properties ?? {};
+  return { ...schema, properties: { ...properties, [IDEMPOTENCY_KEY_ARGUMENT]: IDEMPOTENCY_KEY_SCHEMA } };
+}
+
 /** Scopes a tool needs: those of its operations' routes. */
 export function scopesOf(tool: McpTool): string[] {
   return [...new Set(tool.contracts.map((c) => c.http!.access))];
@@ -83,7 +114,8 @@ export function scopesOf(tool: McpTool): string[] {
 export function toolDescription(tool: McpTool): string {
   const summaries = tool.contracts.map((c) => c.http!.summary);
   const routes = tool.contracts.map((c) => `${c.http!.method} ${c.http!.path}`).join(' + ');
-  return `${summaries.join(' Then: ')}${tool.note ? ` ${tool.note}` : ''} (REST: ${routes}; scope: ${scopesOf(tool).join(', ')})`;
+  const retries = tool.readOnly ? '' : ` Safe to retry with \`${IDEMPOTENCY_KEY_ARGUMENT}\` (or the request's Idempotency-Key header): the same key answers the first call's result; another body under it is refused (IDEMPOTENCY_BODY_MISMATCH).`;
+  return `${summaries.join(' Then: ')}${tool.note ? ` ${tool.note}` : ''}${retries} (REST: ${routes}; scope: ${scopesOf(tool).join(', ')})`;
 }
 
 export function toolListing(): Tool[] {
@@ -91,7 +123,7 @@ export function toolListing(): Tool[] {
     name: tool.name,
     title: tool.title,
     description: toolDescription(tool),
-    inputSchema: inputSchemaOf(tool.input) as Tool['inputSchema'],
+    inputSchema: toolInputSchema(tool) as Tool['inputSchema'],
     annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: !tool.readOnly },
   }));
 }
@@ -108,14 +140,23 @@ export function createMcpServer(runner: ContractRunner, toEnvelope: (err: unknow
     instructions: 'E-invoicing exchange: validate, send, search and read e-invoices, move their lifecycle, list events, verify recipients. Each tool is one REST operation (see /llms.txt) with the same scopes; a refusal answers the REST error envelope {error: {code, message, ...}}.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolListing() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = MCP_TOOLS.find((t) => t.name === request.params.name);
     if (!tool) {
       const envelope = { error: { type: 'invalid_request_error', code: 'RESOURCE_NOT_FOUND', message: `No tool named '${request.params.name}'; tools/list names them` } };
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
     }
     try {
-      const result = await tool.call(runner, { ...(request.params.arguments ?? {}) });
+      const args: Record<string, unknown> = { ...(request.params.arguments ?? {}) };
+      const options: RunOptions = {};
+      if (!tool.readOnly) {
+        // The call's own key first; else the header of the HTTP request that carried it (none over stdio).
+        const header = extra.requestInfo?.headers['idempotency-key'];
+        const key = args[IDEMPOTENCY_KEY_ARGUMENT] ?? (Array.isArray(header) ? header[0] : header);
+        delete args[IDEMPOTENCY_KEY_ARGUMENT];
+        if (key !== undefined) options.idempotencyKey = key;
+      }
+      const result = await tool.call(runner, args, options);
       const structured = result !== null && typeof result === 'object' && !Array.isArray(result) && !Buffer.isBuffer(result) ? (result as Record<string, unknown>) : undefined;
       return { content: [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result) }], ...(structured ? { structuredContent: structured } : {}) };
     } catch (err) {

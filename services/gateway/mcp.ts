@@ -8,6 +8,12 @@
  * check, the credential's rate window and the document quota, and the very action with the same
  * principal and meta, so the services' own checks apply. Refusals answer the REST error envelope
  * inside the tool result (`isError`), with the code REST gives.
+ *
+ * A tool call that changes something and carries an Idempotency-Key (its `idempotencyKey`, else
+ * the request's header) is claimed in the same store as a REST request's key (guarantees.ts), its
+ * answer kept as the call's result or refusal: a retry answers it again, another body under the
+ * key is refused; the key travels to the action, so a send keeps it with its document and a retry
+ * after an answer lost with its process still finds that document.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, ServiceBroker } from 'moleculer';
@@ -20,9 +26,11 @@ import { assertAccess } from './access.ts';
 import { clientIp } from './client-ip.ts';
 import { readBody } from './http-body.ts';
 import { formatError } from './error-formatter.ts';
+import { checkedIdempotencyKey, IdempotentReplay, requestHash } from './idempotency.ts';
+import type { StoredResponse } from '../idempotency/idempotency.contract.ts';
 import { assertStorableParams, compileChecker, type ParamsChecker } from './request-validation.ts';
 import type { GatewayGuarantees } from './guarantees.ts';
-import { createMcpServer, MCP_TOOLS, type ContractRunner, type ErrorEnvelope } from './mcp-tools.ts';
+import { createMcpServer, IDEMPOTENCY_KEY_ARGUMENT, MCP_TOOLS, type ContractRunner, type ErrorEnvelope } from './mcp-tools.ts';
 
 type AnyContract = ActionContract<unknown, unknown>;
 
@@ -36,36 +44,89 @@ export interface McpGateway {
 /** Compiled once: the same checker the gateway builds for each route. */
 const checkers = new Map<string, ParamsChecker>(MCP_TOOLS.flatMap((t) => t.contracts).map((c) => [c.action, compileChecker(c)]));
 
+/** A refusal kept under an Idempotency-Key, answered again: its stored envelope, its status for the log. */
+class ReplayedRefusal extends Error {
+  readonly status: number;
+  readonly envelope: ErrorEnvelope;
+  constructor(status: number, envelope: ErrorEnvelope) {
+    super(envelope.error.message);
+    this.status = status;
+    this.envelope = envelope;
+  }
+}
+
+/** A tool call's answer as the idempotency store keeps it: the REST status and the JSON body. */
+function storedAnswer(status: number, body: unknown): StoredResponse {
+  return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: Buffer.from(JSON.stringify(body ?? null)).toString('base64') };
+}
+
+/** A kept answer: the result again, or the refusal thrown again. */
+function replayOf(stored: StoredResponse): unknown {
+  const body = JSON.parse(Buffer.from(stored.body, 'base64').toString('utf8')) as unknown;
+  if (stored.status >= 400) throw new ReplayedRefusal(stored.status, body as ErrorEnvelope);
+  return body;
+}
+
 /** Runs operations for one authenticated caller, as the gateway runs their routes. */
 export function gatewayRunner(gateway: McpGateway, ctx: Context, auth: Principal, config: AppConfig): ContractRunner {
-  async function run(contract: AnyContract, input: Record<string, unknown>): Promise<unknown> {
+  async function run(contract: AnyContract, input: Record<string, unknown>, rawKey: unknown, requestId: string): Promise<unknown> {
     const binding = contract.http!;
     assertAccess(auth, binding);
     const params = { ...input };
     assertStorableParams(params);
     (checkers.get(contract.action) ?? compileChecker(contract))(params);
+    const key = rawKey === undefined ? undefined : checkedIdempotencyKey(rawKey, IDEMPOTENCY_KEY_ARGUMENT);
     const { refusal } = await gateway.guarantees.countRequest(ctx, auth);
     if (refusal) throw refusal;
-    const quota = await gateway.guarantees.takeDocumentQuota(ctx, auth, binding, params);
+    // The same claim as a REST request's Idempotency-Key; the hash names the operation, so a key
+    // used over REST or for another tool is a different request (IDEMPOTENCY_BODY_MISMATCH).
+    const claimed = key === undefined ? undefined : await gateway.guarantees.claimIdempotencyKey(ctx, {
+      auth, key, method: binding.method, path: '/mcp', requestHash: requestHash(binding.method, `/mcp#${contract.action}`, 'application/json', params, undefined),
+    });
     try {
-      return await ctx.call(contract.action, params, { retries: 0, timeout: config.requestTimeoutMs });
+      const quota = await gateway.guarantees.takeDocumentQuota(ctx, auth, binding, params);
+      let result: unknown;
+      try {
+        // `idempotency` set (or cleared) per call: the root context is shared by the request's calls.
+        result = await ctx.call(contract.action, params, { retries: 0, timeout: config.requestTimeoutMs, meta: { idempotency: claimed?.idempotency } });
+      } catch (err) {
+        if (quota) gateway.guarantees.giveBackDocumentQuota(auth, quota);
+        throw err;
+      }
+      await claimed?.finish(storedAnswer(binding.status ?? 200, result));
+      return result;
     } catch (err) {
-      if (quota) gateway.guarantees.giveBackDocumentQuota(auth, quota);
+      if (claimed) {
+        const out = formatError(err, requestId, config.docsUrl);
+        await claimed.finish(storedAnswer(out.status, out.body));
+      }
       throw err;
     }
   }
   return {
-    async run(contract, input) {
+    async run(contract, input, options = {}) {
       const startedAt = performance.now();
       const entry = { id: newId('request'), method: contract.http!.method, path: '/mcp', action: contract.action, startedAt };
+      const key = typeof options.idempotencyKey === 'string' ? options.idempotencyKey : null;
       try {
-        const result = await run(contract, input);
-        gateway.guarantees.logCall(auth, { ...entry, status: contract.http!.status ?? 200, errorCode: null });
+        const result = await run(contract, input, options.idempotencyKey, entry.id);
+        gateway.guarantees.logCall(auth, { ...entry, status: contract.http!.status ?? 200, errorCode: null, idempotencyKey: key });
         return result;
       } catch (err) {
+        if (err instanceof IdempotentReplay) {
+          const status = err.response.status;
+          try {
+            const result = replayOf(err.response);
+            gateway.guarantees.logCall(auth, { ...entry, status, errorCode: null, idempotencyKey: key, replayed: true });
+            return result;
+          } catch (refusal) {
+            gateway.guarantees.logCall(auth, { ...entry, status, errorCode: (refusal as ReplayedRefusal).envelope?.error?.code ?? null, idempotencyKey: key, replayed: true });
+            throw refusal;
+          }
+        }
         // What REST would have answered, in the log as in the tool's result.
         const out = formatError(err, entry.id, config.docsUrl);
-        gateway.guarantees.logCall(auth, { ...entry, status: out.status, errorCode: out.body.error.code, validation: out.body.error.details });
+        gateway.guarantees.logCall(auth, { ...entry, status: out.status, errorCode: out.body.error.code, validation: out.body.error.details, idempotencyKey: key });
         throw err;
       }
     },
@@ -106,6 +167,8 @@ export function mcpHandler(gateway: McpGateway, config: AppConfig) {
       return answerError(res, err, requestId, config, gateway.logger);
     }
     const server = createMcpServer(gatewayRunner(gateway, ctx, meta.auth, config), (err) => {
+      // A refusal kept under the call's key: as first answered, under this request's id.
+      if (err instanceof ReplayedRefusal) return { ...err.envelope, error: { ...err.envelope.error, requestId } };
       const out = formatError(err, requestId, config.docsUrl);
       if (out.internal) gateway.logger.error(`[${requestId}] MCP tool call failed:`, err);
       return out.body as unknown as ErrorEnvelope;

@@ -5,10 +5,13 @@
  * media type, JSON body, declared headers). Two platform organizations each hold a French company
  * (a SIRET imported onto it); the supplier uploads an invoice as an AFNOR flow, which is our
  * document, delivered to the buyer over the sandbox network; the lifecycle moves made through /v1
- * (and a CDAR filed through /afnor/) show as lifecycle flows with their CDAR files.
+ * (and a CDAR filed through /afnor/) show as lifecycle flows with their CDAR files. A createFlow
+ * retried after a lost answer (by trackingId, by file digest, or under Idempotency-Key) answers the
+ * first flow instead of sending the invoice twice.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
+import pg from 'pg';
 import addFormats from 'ajv-formats';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.ts';
@@ -347,6 +350,90 @@ describe('Flow Service', () => {
     expect((await flow('deleteWebhook', asBuyer({ path: { webhookUid: webhookId } }))).status).toBe(204);
     expect((await flow('deleteWebhook', asBuyer({ path: { webhookUid: webhookId } }))).status).toBe(404);
     expect((await flow('listWebhooks', asBuyer())).json).toMatchObject({ count: 0, webhookIds: [] });
+  });
+
+  describe('retries', () => {
+    async function sql(text: string, values: unknown[] = []) {
+      const client = new pg.Client({ connectionString: t.databaseUrl });
+      await client.connect();
+      try { return await client.query(text, values); } finally { await client.end(); }
+    }
+    /** What a gateway killed after the send committed, before it stored the answer, leaves: a processing claim whose lease lapsed. */
+    const loseTheAnswer = (key: string) => sql(
+      `update idempotency_keys set state = 'processing', locked_until = now() - interval '1 second', response_status = null, response_headers = null, response_body = null where key = $1`, [key],
+    );
+    const documentsNumbered = async (number: string) => (await sql(`select count(*)::int as n from documents where organization_id = $1 and number = $2`, [supplier.organizationId, number])).rows[0].n as number;
+    const flowIdOf = (a: Answer) => (a.json as { flowId: string }).flowId;
+
+    it('createFlow: the same flow again under its trackingId answers the first flow, even when the first answer was lost; another file under it is refused', async () => {
+      const inv = invoice();
+      const info = { trackingId: `retry-${inv.number}`, name: `${inv.number}.xml`, flowSyntax: 'UBL', processingRule: 'B2B' };
+      const first = await flow('createFlow', asSupplier({ form: upload(inv.xml, info) }));
+      expect(first.status).toBe(202);
+      // A retry (a new multipart body, its members in another order): the first answer, stored.
+      const { trackingId, ...rest } = info;
+      const retried = await flow('createFlow', asSupplier({ form: upload(inv.xml, { ...rest, trackingId }) }));
+      expect([retried.status, retried.json, retried.headers.get('idempotent-replayed')]).toEqual([202, first.json, 'true']);
+      // The gateway died after the send committed, before it kept the answer: the document keeps the key.
+      await loseTheAnswer(`afnor:trackingId:${trackingId}`);
+      const afterLoss = await flow('createFlow', asSupplier({ form: upload(inv.xml, info) }));
+      expect([afterLoss.status, flowIdOf(afterLoss)]).toEqual([202, flowIdOf(first)]);
+      expect(afterLoss.json).toMatchObject({ trackingId, name: info.name, flowSyntax: 'UBL', submittedAt: (first.json as { submittedAt: string }).submittedAt });
+      expect(await documentsNumbered(inv.number)).toBe(1);
+
+      // Another file under the used trackingId: a conflict naming it, in the annex's Error, and nothing sent.
+      const other = invoice();
+      const conflict = await flow('createFlow', asSupplier({ form: upload(other.xml, { ...info, name: `${other.number}.xml` }) }));
+      expect(conflict.status).toBe(422);
+      expect(conflict.json).toMatchObject({ errorCode: 'IDEMPOTENCY_BODY_MISMATCH', errorMessage: expect.stringContaining(`trackingId '${trackingId}'`) });
+      // Refused by the document that keeps the key too, when the gateway's stored answer is gone.
+      await loseTheAnswer(`afnor:trackingId:${trackingId}`);
+      const conflictAfterLoss = await flow('createFlow', asSupplier({ form: upload(other.xml, { ...info, name: `${other.number}.xml` }) }));
+      expect(conflictAfterLoss.json).toMatchObject({ errorCode: 'IDEMPOTENCY_BODY_MISMATCH', errorMessage: expect.stringContaining(`trackingId '${trackingId}'`) });
+      expect(await documentsNumbered(other.number)).toBe(0);
+    });
+
+    it('createFlow: without trackingId the same file again answers the first flow, even when the first answer was lost', async () => {
+      const inv = invoice();
+      const info = { name: `${inv.number}.xml`, flowSyntax: 'UBL' };
+      const first = await flow('createFlow', asSupplier({ form: upload(inv.xml, info) }));
+      expect(first.status).toBe(202);
+      const retried = await flow('createFlow', asSupplier({ form: upload(inv.xml, info) }));
+      expect([retried.status, retried.json]).toEqual([202, first.json]);
+      await loseTheAnswer(`afnor:sha256:${createHash('sha256').update(inv.xml).digest('hex')}`);
+      const afterLoss = await flow('createFlow', asSupplier({ form: upload(inv.xml, info) }));
+      expect([afterLoss.status, flowIdOf(afterLoss)]).toEqual([202, flowIdOf(first)]);
+      expect(await documentsNumbered(inv.number)).toBe(1);
+    });
+
+    it('Idempotency-Key on AFNOR POSTs is honoured as on /v1: a replay of the first answer, another body under it refused', async () => {
+      const key = `afnor-key-${Date.now()}`;
+      const inv = invoice();
+      const info = { trackingId: `keyed-${inv.number}`, name: `${inv.number}.xml`, flowSyntax: 'UBL' };
+      const first = await flow('createFlow', asSupplier({ form: upload(inv.xml, info), headers: { 'Idempotency-Key': key } }));
+      expect(first.status).toBe(202);
+      const retried = await flow('createFlow', asSupplier({ form: upload(inv.xml, info), headers: { 'Idempotency-Key': key } }));
+      expect([retried.status, retried.json, retried.headers.get('idempotent-replayed')]).toEqual([202, first.json, 'true']);
+      await loseTheAnswer(key);
+      const afterLoss = await flow('createFlow', asSupplier({ form: upload(inv.xml, info), headers: { 'Idempotency-Key': key } }));
+      expect([afterLoss.status, flowIdOf(afterLoss)]).toEqual([202, flowIdOf(first)]);
+      expect(await documentsNumbered(inv.number)).toBe(1);
+      const other = invoice();
+      const mismatch = await flow('createFlow', asSupplier({ form: upload(other.xml, { name: 'o.xml', flowSyntax: 'UBL' }), headers: { 'Idempotency-Key': key } }));
+      expect(mismatch.status).toBe(422);
+      expect(mismatch.json).toMatchObject({ errorCode: 'IDEMPOTENCY_BODY_MISMATCH', errorMessage: expect.stringContaining('Idempotency-Key') });
+      expect(await documentsNumbered(other.number)).toBe(0);
+
+      // A JSON POST too: one subscription for two attempts.
+      const hookKey = `afnor-hook-${Date.now()}`;
+      const body = { callbackUrl: `${receiver.url}/retried`, flowTypes: ['CustomerInvoice'] };
+      const created = await flow('createWebhook', asSupplier({ json: body, headers: { 'Idempotency-Key': hookKey } }));
+      const again = await flow('createWebhook', asSupplier({ json: body, headers: { 'Idempotency-Key': hookKey } }));
+      expect([created.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+      expect((again.json as { webhookId: string }).webhookId).toBe((created.json as { webhookId: string }).webhookId);
+      expect((await flow('listWebhooks', asSupplier())).json).toMatchObject({ count: 1 });
+      expect((await flow('deleteWebhook', asSupplier({ path: { webhookUid: (created.json as { webhookId: string }).webhookId } }))).status).toBe(204);
+    });
   });
 
   it('rate limited: 429 where the annex declares it, 503 where it does not', async () => {

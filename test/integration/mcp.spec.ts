@@ -3,13 +3,15 @@
  * against the real app: the tools and their contract-derived input schemas, an invoice validated,
  * sent, found and read back with its lifecycle, a lifecycle moved by the buyer, events listed and a
  * recipient verified; a handoff-redeemed key working through it; scopes refused with REST's code;
- * and /llms.txt written from the contracts.
+ * a send retried under an idempotency key (argument or header) answering the first result, never a
+ * second document; and /llms.txt written from the contracts.
  */
+import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
-import { inputSchemaOf, MCP_TOOLS } from '../../services/gateway/mcp-tools.ts';
+import { MCP_TOOLS, toolInputSchema } from '../../services/gateway/mcp-tools.ts';
 import { HTTP_CONTRACTS } from '../../services/gateway/routes.ts';
 import * as documents from '../../services/documents/documents.contract.ts';
 
@@ -29,9 +31,9 @@ afterAll(async () => {
   await t.stop();
 });
 
-async function connect(key: string): Promise<Client> {
+async function connect(key: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } } }));
   clients.push(client);
   return client;
 }
@@ -59,9 +61,15 @@ describe('tools', () => {
     const client = await connect(a.apiKey);
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name)).toEqual(['validate_document', 'send_document', 'search_documents', 'get_document', 'move_lifecycle', 'list_events', 'verify_recipient']);
-    for (const def of MCP_TOOLS) expect(tools.find((x) => x.name === def.name)!.inputSchema).toEqual(inputSchemaOf(def.input));
+    for (const def of MCP_TOOLS) expect(tools.find((x) => x.name === def.name)!.inputSchema).toEqual(toolInputSchema(def));
     const send = tools.find((x) => x.name === 'send_document')!;
-    expect(Object.keys(send.inputSchema.properties!)).toEqual(expect.arrayContaining(['type', 'format', 'to', 'document', 'xml']));
+    expect(Object.keys(send.inputSchema.properties!)).toEqual(expect.arrayContaining(['type', 'format', 'to', 'document', 'xml', 'idempotencyKey']));
+    // The tools that change something take an idempotency key, and say so; the reads take none.
+    for (const def of MCP_TOOLS) {
+      const listed = tools.find((x) => x.name === def.name)!;
+      expect([def.name, Object.keys(listed.inputSchema.properties ?? {}).includes('idempotencyKey')]).toEqual([def.name, !def.readOnly]);
+      expect([def.name, listed.description!.includes('idempotencyKey')]).toEqual([def.name, !def.readOnly]);
+    }
     // `format` may be left out: the organization's preferred format (platform settings) then applies.
     expect(send.inputSchema.required).toEqual(['type']);
     expect(send.description).toContain('scope: send');
@@ -128,6 +136,68 @@ describe('tools', () => {
     const search = await tool(agent, 'search_documents', { query: 'x' });
     expect(search.isError).toBe(true);
     expect(search.structuredContent.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', requiredScope: 'documents.search' });
+  });
+});
+
+describe('retries', () => {
+  async function sql(text: string, values: unknown[] = []) {
+    const client = new pg.Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    try { return await client.query(text, values); } finally { await client.end(); }
+  }
+  /** What a process killed after the send committed, before it kept the answer, leaves: a processing claim whose lease lapsed. */
+  const loseTheAnswer = (key: string) => sql(
+    `update idempotency_keys set state = 'processing', locked_until = now() - interval '1 second', response_status = null, response_headers = null, response_body = null where key = $1`, [key],
+  );
+  const documentsNumbered = async (number: string) => (await sql('select count(*)::int as n from documents where organization_id = $1 and number = $2', [a.organizationId, number])).rows[0].n as number;
+
+  it('send_document retried with the same idempotencyKey answers the first result, lost answer or not: one document; another body under the key is the conflict /v1 gives', async () => {
+    const alice = await connect(a.apiKey);
+    const idempotencyKey = `mcp-send-${Date.now()}`;
+    const args = { type: 'invoice', format: 'json', to: b.company.peppolId, document: invoice(), idempotencyKey };
+    const first = ok(await tool(alice, 'send_document', args));
+    expect(first).toMatchObject({ id: expect.stringMatching(/^doc_/), number: args.document.number });
+    expect(ok(await tool(alice, 'send_document', args))).toEqual(first);
+    // The answer was lost with its process after the send committed: the document keeps the key.
+    await loseTheAnswer(idempotencyKey);
+    expect(ok(await tool(alice, 'send_document', args)).id).toBe(first.id);
+    expect(await documentsNumbered(args.document.number)).toBe(1);
+
+    // Another body under the key: the tool error carries what /v1 answers in that case.
+    const restKey = `${idempotencyKey}-rest`;
+    const body = { type: 'invoice', format: 'json', to: b.company.peppolId, document: invoice() };
+    expect((await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, headers: { 'idempotency-key': restKey }, body })).status).toBe(201);
+    const rest = await api(t.baseUrl, 'POST', '/v1/documents/send', { key: a.apiKey, headers: { 'idempotency-key': restKey }, body: { ...body, document: invoice() } });
+    expect(rest.status).toBe(409);
+    const other = invoice();
+    const conflict = await tool(alice, 'send_document', { ...args, document: other });
+    expect(conflict.isError).toBe(true);
+    expect(conflict.structuredContent.error).toMatchObject({ code: rest.body.error.code, type: rest.body.error.type, message: rest.body.error.message });
+    expect(conflict.structuredContent.error.code).toBe('IDEMPOTENCY_BODY_MISMATCH');
+    // Also when the kept answer is gone: the document that keeps the key refuses it.
+    await loseTheAnswer(idempotencyKey);
+    expect((await tool(alice, 'send_document', { ...args, document: other })).structuredContent.error.code).toBe('IDEMPOTENCY_BODY_MISMATCH');
+    expect(await documentsNumbered(other.number)).toBe(0);
+    // A refusal is kept as well: the same refused call again is the same refusal.
+    const lineless = { ...args, document: { ...invoice(), lines: [] }, idempotencyKey: `${idempotencyKey}-refused` };
+    const refused = await tool(alice, 'send_document', lineless);
+    expect(refused.isError).toBe(true);
+    const refusedAgain = await tool(alice, 'send_document', lineless);
+    expect(refusedAgain.structuredContent.error).toEqual({ ...refused.structuredContent.error, requestId: expect.stringMatching(/^req_/) });
+  });
+
+  it('the Idempotency-Key header of the MCP request stands for a call that names no key; a key that is no string is refused', async () => {
+    const agent = await connect(a.apiKey, { 'Idempotency-Key': `mcp-header-${Date.now()}` });
+    const args = { type: 'invoice', format: 'json', to: b.company.peppolId, document: invoice() };
+    const first = ok(await tool(agent, 'send_document', args));
+    expect(ok(await tool(agent, 'send_document', args)).id).toBe(first.id);
+    expect(await documentsNumbered(args.document.number)).toBe(1);
+    // Reads are not claimed under the header: the search runs each time.
+    ok(await tool(agent, 'search_documents', { filters: { number: args.document.number } }));
+    expect(ok(await tool(agent, 'search_documents', { filters: { number: args.document.number } })).data.map((d: { id: string }) => d.id)).toEqual([first.id]);
+    const alice = await connect(a.apiKey);
+    const bad = await tool(alice, 'send_document', { ...args, document: invoice(), idempotencyKey: 42 });
+    expect(bad.structuredContent.error).toMatchObject({ code: 'INVALID_REQUEST', details: [expect.objectContaining({ field: 'idempotencyKey' })] });
   });
 });
 

@@ -20,12 +20,13 @@ import { newId } from '../../shared/ids.ts';
 import { assertAccess } from '../access.ts';
 import { clientIp } from '../client-ip.ts';
 import { readBody } from '../http-body.ts';
+import { captureResponse, idempotencyKeyOf, requestHash } from '../idempotency.ts';
 import { assertStorableParams, compileChecker, type ParamsChecker } from '../request-validation.ts';
 import type { GatewayGuarantees } from '../guarantees.ts';
 import { formatAfnorError } from './afnor-errors.ts';
 import { FLOW_OPERATIONS } from './flow-operations.ts';
 import { DIRECTORY_OPERATIONS } from './directory-operations.ts';
-import type { AfnorAnswer, AfnorCall, AfnorOperation, AfnorRequest } from './operation.ts';
+import type { AfnorAnswer, AfnorCall, AfnorOperation, AfnorRequest, RequestIdentity } from './operation.ts';
 
 export const AFNOR_BASE = '/afnor';
 export const AFNOR_OPERATIONS: readonly AfnorOperation[] = [...FLOW_OPERATIONS, ...DIRECTORY_OPERATIONS];
@@ -115,6 +116,51 @@ function callFor(gateway: AfnorGateway, ctx: Context, auth: Principal, request: 
   };
 }
 
+/** The key a POST is claimed under: the caller's Idempotency-Key, or the one derived from its payload; and its request hash. */
+interface RetryKey { key: string; requestHash: string; derived?: RequestIdentity['derivedKey'] }
+
+/** The Idempotency-Key a POST is known by, if any: the caller's, else the operation's derived one (createFlow). */
+async function retryKeyOf(req: IncomingMessage, operation: AfnorOperation, request: AfnorRequest, url: URL): Promise<RetryKey | undefined> {
+  const explicit = idempotencyKeyOf(req);
+  const identity = await operation.identity?.(request);
+  const derived = explicit === undefined ? identity?.derivedKey : undefined;
+  const key = explicit ?? derived?.key;
+  if (key === undefined) return undefined;
+  const hash = identity
+    ? requestHash('POST', url.pathname, 'multipart/form-data', identity.content, undefined)
+    : requestHash('POST', `${url.pathname}${url.search}`, request.contentType ?? (request.json === undefined ? undefined : 'application/json'), request.json, request.raw);
+  return { key, requestHash: hash, ...(derived ? { derived } : {}) };
+}
+
+/**
+ * A POST's retries, exactly as on /v1 (guarantees.ts `claimIdempotencyKey`, the same store and
+ * 24-hour window): under the caller's `Idempotency-Key`, or else the key the operation derives
+ * from its payload (createFlow: its trackingId or its file's digest), a request seen before
+ * answers the stored answer and its send finds the document the first run created. A derived key
+ * keeps successes only: a refused upload created nothing, and may run again once fixed.
+ */
+async function claimRetry(gateway: AfnorGateway, ctx: Context, res: ServerResponse, auth: Principal, retry: RetryKey, path: string): Promise<void> {
+  const claimed = await gateway.guarantees.claimIdempotencyKey(ctx, {
+    auth, key: retry.key, method: 'POST', path, requestHash: retry.requestHash, ...(retry.derived ? { keep: 'successes' as const } : {}),
+  });
+  (ctx.meta as RequestMeta).idempotency = claimed.idempotency;
+  res.once('close', claimed.abandon);
+  captureResponse(res, claimed.finish);
+}
+
+/** A conflict under a derived key names what the caller reused (its trackingId), not a header it never sent. */
+function explainConflict(err: unknown, retry: RetryKey | undefined): unknown {
+  const subject = retry?.derived?.subject;
+  // By its code: a send's own refusal may have crossed the transporter.
+  const code = (err as { type?: unknown } | null)?.type;
+  if (!subject) return err;
+  if (code === 'IDEMPOTENCY_BODY_MISMATCH') {
+    return new DomainError('IDEMPOTENCY_BODY_MISMATCH', `A different flow was already submitted with ${subject} (another file or flowInfo); give a new flow its own trackingId`);
+  }
+  if (code === 'IDEMPOTENCY_IN_PROGRESS') return new DomainError('IDEMPOTENCY_IN_PROGRESS', `A flow with ${subject} is still being processed; retry shortly`, { retryAfter: 1 });
+  return err;
+}
+
 function write(res: ServerResponse, answer: AfnorAnswer, headers: Record<string, string>): void {
   if (answer.file) {
     const safe = answer.file.filename.replace(/[^\w.\-]/g, '_');
@@ -136,14 +182,23 @@ export function afnorHandler(gateway: AfnorGateway, config: AppConfig) {
   return async function handle(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse): Promise<void> {
     const requestId = newId('request');
     const startedAt = performance.now();
+    // Set before any answer, so that an answer kept for replay is read back with its headers.
+    res.setHeader('X-Request-Id', requestId);
     let limitHeaders: Record<string, string> = {};
     let operation: AfnorOperation | undefined;
     let auth: Principal | undefined;
+    let retry: RetryKey | undefined;
+    let replayed = false;
     const url = new URL(req.originalUrl ?? req.url ?? '/', 'http://afnor.invalid');
     const path = url.pathname.startsWith(AFNOR_BASE) ? url.pathname.slice(AFNOR_BASE.length) : url.pathname;
     const method = req.method ?? 'GET';
     const log = (status: number, errorCode: string | null) => {
-      if (auth && operation) gateway.guarantees.logCall(auth, { id: requestId, method, path: `${AFNOR_BASE}/${operation.service}${operation.path}`, action: `afnor.${operation.operationId}`, status, errorCode, startedAt });
+      if (auth && operation) {
+        gateway.guarantees.logCall(auth, {
+          id: requestId, method, path: `${AFNOR_BASE}/${operation.service}${operation.path}`, action: `afnor.${operation.operationId}`, status, errorCode, startedAt,
+          idempotencyKey: retry?.key ?? null, replayed,
+        });
+      }
     };
     try {
       const matched = route(method, path);
@@ -168,10 +223,18 @@ export function afnorHandler(gateway: AfnorGateway, config: AppConfig) {
         throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send a JSON body (Content-Type: application/json)', { details: [{ field: 'Content-Type', rule: 'json', message: 'application/json expected' }] });
       }
       const request: AfnorRequest = { path: matched.found.params, query: url.searchParams, headers: req.headers, json: body?.json, raw: body?.raw, contentType: body?.contentType };
+      if (method === 'POST') retry = await retryKeyOf(req, operation, request, url);
+      if (retry) await claimRetry(gateway, ctx, res, auth, retry, url.pathname);
       const answer = await operation.handle(callFor(gateway, ctx, auth, request, config));
       log(answer.status, null);
       write(res, answer, { ...limitHeaders, ...answer.headers, 'X-Request-Id': requestId });
-    } catch (err) {
+    } catch (caught) {
+      // A retry seen before: the first answer, as stored.
+      if (gateway.guarantees.replay(caught, res, { ...limitHeaders, 'X-Request-Id': requestId })) {
+        replayed = true;
+        return log(res.statusCode, null);
+      }
+      const err = explainConflict(caught, retry);
       const out = formatAfnorError(err, requestId, config.docsUrl, operation?.declared ?? [400, 404, 500], limitHeaders);
       if (out.internal) gateway.logger.error(`[${requestId}] ${method} ${AFNOR_BASE}${path}:`, err);
       log(out.status, out.body.errorCode);

@@ -16,7 +16,7 @@ import {
 } from './flows.ts';
 import { assertSubscribable, describe, eventsFor, flowWebhook, isFlowWebhook, signingKeyOf, type FlowWebhookParams } from './flow-webhooks.ts';
 import { readMultipart } from './multipart.ts';
-import { checkBody, notFound, type AfnorCall, type AfnorOperation } from './operation.ts';
+import { checkBody, notFound, type AfnorCall, type AfnorOperation, type AfnorRequest, type RequestIdentity } from './operation.ts';
 
 const FLOW = 'flow-service';
 /** The error statuses each Flow Service operation declares (Annex A). */
@@ -80,8 +80,8 @@ function readable<T>(read: () => T): T {
 }
 
 /** The file of a flow upload and what the caller said of it. */
-async function flowUpload(call: AfnorCall, maxBytes: number): Promise<{ info: FlowInfo; file: Buffer; contentType: string | undefined }> {
-  const parts = await readMultipart(call.request.raw ?? Buffer.alloc(0), call.request.contentType, maxBytes);
+async function flowUpload(request: AfnorRequest, maxBytes: number): Promise<{ info: FlowInfo; file: Buffer; contentType: string | undefined }> {
+  const parts = await readMultipart(request.raw ?? Buffer.alloc(0), request.contentType, maxBytes);
   const infoPart = parts.get('flowInfo');
   const filePart = parts.get('file');
   if (!infoPart) throw new DomainError('MISSING_FIELD', 'The part flowInfo is required', { details: [{ field: 'flowInfo', rule: 'required', message: 'flowInfo is required' }] });
@@ -99,6 +99,37 @@ async function flowUpload(call: AfnorCall, maxBytes: number): Promise<{ info: Fl
     throw invalid('flowInfo.sha256', 'The SHA-256 of the file is not flowInfo.sha256 (ChecksumMismatch)', 'ChecksumMismatch');
   }
   return { info: flowInfo, file: filePart.bytes, contentType: filePart.contentType };
+}
+
+type FlowUpload = Awaited<ReturnType<typeof flowUpload>>;
+/** A request's upload, read once for both its identity and its handling. */
+const uploads = new WeakMap<AfnorRequest, Promise<FlowUpload>>();
+
+function uploadOf(request: AfnorRequest): Promise<FlowUpload> {
+  let upload = uploads.get(request);
+  if (!upload) {
+    upload = flowUpload(request, Number.MAX_SAFE_INTEGER);
+    uploads.set(request, upload);
+  }
+  return upload;
+}
+
+/**
+ * When two uploads are the same flow: the same flowInfo (its members in any order) and the same
+ * file. A retry without Idempotency-Key is known by its trackingId, the sender's own id of the flow
+ * (Annex A, CoreFlowInfo), else by its file's SHA-256 (the annex's integrity fingerprint): sent again
+ * by the same credential within the idempotency window, it answers the first flow.
+ */
+async function flowIdentity(request: AfnorRequest): Promise<RequestIdentity> {
+  const { info, file, contentType } = await uploadOf(request);
+  const digest = createHash('sha256').update(file).digest('hex');
+  const flowInfo = Object.fromEntries(Object.entries(info).sort(([a], [b]) => a.localeCompare(b)));
+  return {
+    content: { flowInfo, file: digest, fileType: contentType ?? null },
+    derivedKey: info.trackingId
+      ? { key: `afnor:trackingId:${info.trackingId}`, subject: `trackingId '${info.trackingId}'` }
+      : { key: `afnor:sha256:${digest}`, subject: `a file of SHA-256 ${digest}` },
+  };
 }
 
 /** What the submission answers (`FullFlowInfo`). */
@@ -243,8 +274,9 @@ async function webhookOf(call: AfnorCall): Promise<webhooks.WebhookView> {
 export const FLOW_OPERATIONS: readonly AfnorOperation[] = [
   {
     service: FLOW, operationId: 'createFlow', method: 'POST', path: '/v1/flows', declared: CREATE, body: 'multipart',
+    identity: flowIdentity,
     async handle(call) {
-      const { info, file, contentType } = await flowUpload(call, Number.MAX_SAFE_INTEGER);
+      const { info, file, contentType } = await uploadOf(call.request);
       if (info.flowSyntax === 'CDAR') return { status: 202, json: await submitLifecycle(call, info, file) };
       if (info.flowSyntax === 'FRR') unsupportedSyntax(info.flowSyntax);
       return { status: 202, json: await submitInvoice(call, info, file, contentType) };

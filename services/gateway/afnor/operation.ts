@@ -42,6 +42,17 @@ export interface AfnorAnswer {
   headers?: Record<string, string>;
 }
 
+/**
+ * What makes two requests of an operation the same one, for its retries: `content` is hashed in
+ * place of the raw body (a multipart body's boundary changes from one attempt to the next), and
+ * `derivedKey` is the Idempotency-Key a request without one is known by, `subject` naming it in a
+ * conflict ("trackingId 'T-1'").
+ */
+export interface RequestIdentity {
+  content: unknown;
+  derivedKey?: { key: string; subject: string };
+}
+
 export interface AfnorOperation {
   service: 'flow-service' | 'directory-service';
   operationId: string;
@@ -54,6 +65,11 @@ export interface AfnorOperation {
   public?: boolean;
   /** Body: JSON, multipart (a flow upload) or none. */
   body?: 'json' | 'multipart';
+  /**
+   * A POST whose retries are recognised by more than its raw body (createFlow); it may refuse the
+   * request as `handle` would (it runs first). Other POSTs are the same when their bodies are.
+   */
+  identity?(request: AfnorRequest): Promise<RequestIdentity>;
   handle(call: AfnorCall): Promise<AfnorAnswer>;
 }
 

@@ -4,14 +4,14 @@
  * REST contract accepts and refuse what it refuses.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { inputSchemaOf, MCP_TOOLS, toolListing } from '../../../../services/gateway/mcp-tools.ts';
+import { inputSchemaOf, MCP_TOOLS, toolInputSchema, toolListing } from '../../../../services/gateway/mcp-tools.ts';
 import * as documents from '../../../../services/documents/documents.contract.ts';
 
 const ajv = new Ajv2020({ strict: false });
 
 describe('MCP tool input schemas', () => {
   it('compile on their own, references included', () => {
-    for (const tool of MCP_TOOLS) expect(() => ajv.compile(inputSchemaOf(tool.input))).not.toThrow();
+    for (const tool of MCP_TOOLS) expect(() => ajv.compile(toolInputSchema(tool))).not.toThrow();
     expect(JSON.stringify(toolListing())).not.toContain('#/components/');
   });
 
@@ -22,6 +22,14 @@ describe('MCP tool input schemas', () => {
     expect(check({ format: 'json' })).toBe(false);
     const search = ajv.compile(inputSchemaOf(documents.search));
     expect(search({ filters: { $and: [{ number: 'INV-1' }, { direction: 'incoming' }] } })).toBe(true);
+  });
+
+  it('take an idempotency key on the tools that change something, checked like the header', () => {
+    const send = ajv.compile(toolInputSchema(MCP_TOOLS.find((t) => t.name === 'send_document')!));
+    expect(send({ type: 'invoice', format: 'ubl-xml', xml: '<Invoice/>', idempotencyKey: 'k-1' })).toBe(true);
+    expect(send({ type: 'invoice', format: 'ubl-xml', xml: '<Invoice/>', idempotencyKey: '' })).toBe(false);
+    expect(send({ type: 'invoice', format: 'ubl-xml', xml: '<Invoice/>', idempotencyKey: 'k'.repeat(256) })).toBe(false);
+    for (const tool of MCP_TOOLS.filter((t) => t.readOnly)) expect(toolInputSchema(tool)).toEqual(inputSchemaOf(tool.input));
   });
 
   it('name the scope of each operation in the description', () => {
