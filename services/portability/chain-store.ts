@@ -59,7 +59,8 @@ export async function appendUnderLock(
   decide: (rows: EvidenceRowData[]) => AppendDecision | null,
 ): Promise<AppendDecision | null> {
   return em.fork().transactional(async (tx) => {
-    const locked = await tx.getConnection().execute<Array<{ head_seq: number; head_hash: string }>>(
+    // tx.execute runs in the transaction (the connection's execute would take another pooled one and lock nothing).
+    const locked = await tx.execute<Array<{ head_seq: number; head_hash: string }>>(
       'select head_seq, head_hash from portability_requests where request_ref = ? for update', [requestRef],
     );
     const head = locked[0];
@@ -69,7 +70,7 @@ export async function appendUnderLock(
     const row = nextRow({ seq: Number(head.head_seq), hash: head.head_hash }, requestRef, decision.kind, decision.payload, at);
     decision.alongside?.(tx);
     insertRow(tx, row);
-    await tx.getConnection().execute('update portability_requests set head_seq = ?, head_hash = ? where request_ref = ?', [row.seq, row.hash, requestRef]);
+    await tx.execute('update portability_requests set head_seq = ?, head_hash = ? where request_ref = ?', [row.seq, row.hash, requestRef]);
     return decision;
   });
 }

@@ -18,6 +18,7 @@ import { resolveTaxpayer } from './resolve.ts';
 import { createRequest, getRequest, recordMessage } from './requests.ts';
 import { depositSignedMandate, openSignature, readSignature } from './signature.ts';
 import { readAnnuaire, setRouting } from './routing.ts';
+import { downloadFile, downloadSignedMandate } from './files.ts';
 import * as contract from './portability.contract.ts';
 
 const PortabilityService: ServiceSchema = {
@@ -35,6 +36,8 @@ const PortabilityService: ServiceSchema = {
     openSignature: implement(contract.openSignature, async (ctx) => openSignature(ctx, emOf(ctx))),
     readSignature: implement(contract.readSignature, async (ctx) => readSignature(ctx, emOf(ctx))),
     depositSignedMandate: implement(contract.depositSignedMandate, async (ctx) => depositSignedMandate(ctx, emOf(ctx))),
+    downloadFile: implement(contract.downloadFile, async (ctx) => downloadFile(ctx, emOf(ctx))),
+    downloadSignedMandate: implement(contract.downloadSignedMandate, async (ctx) => downloadSignedMandate(ctx, emOf(ctx))),
     setRouting: implement(contract.setRouting, async (ctx) => setRouting(ctx, emOf(ctx))),
     // Also called by portability-messages (no credential: `livemode` says which mode, live by default).
     annuaire: implement(contract.annuaire, async (ctx) => {
