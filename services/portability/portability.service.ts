@@ -9,21 +9,23 @@ import type { Context, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { BusinessClockMixin } from '../../mixins/business-clock.mixin.ts';
+import { SchedulerMixin } from '../../mixins/scheduler.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { companyClock, systemClock } from '../shared/clock.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import type { RequestMeta } from '../shared/auth.ts';
 import { classifyTaxpayer, resolution } from './taxpayer.ts';
 import { resolveTaxpayer } from './resolve.ts';
-import { createRequest, getRequest, recordMessage } from './requests.ts';
+import { createRequest, EXECUTE_JOB, getRequest, recordMessage } from './requests.ts';
 import { depositSignedMandate, openSignature, readSignature } from './signature.ts';
 import { readAnnuaire, setRouting } from './routing.ts';
 import { downloadFile, downloadSignedMandate } from './files.ts';
+import { executeDueRequests } from './execution-job.ts';
 import * as contract from './portability.contract.ts';
 
 const PortabilityService: ServiceSchema = {
   name: 'portability',
-  mixins: [OrmMixin, BusinessClockMixin],
+  mixins: [OrmMixin, BusinessClockMixin, SchedulerMixin({ [EXECUTE_JOB]: { batch: 20, handle: executeDueRequests } })],
 
   actions: {
     resolve: implement(contract.resolve, async (ctx) => {

@@ -12,10 +12,11 @@ import { companyClock, type Clock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { DomainError, notFound } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
-import { appendUnderLock, createChain, loadRows, type RowPayload } from './chain-store.ts';
+import { appendUnderLock, createChain, loadChain, type RowPayload } from './chain-store.ts';
+import type { JobInput } from '../shared/scheduler/scheduler.ts';
 import { manifestSha256, verifyChain, type EvidenceRowData, type JsonValue } from './evidence-chain.ts';
 import { foldRequest, pendingTransition, type FoldedRequest } from './fold.ts';
-import { addBusinessDays, DECISION_BUSINESS_DAYS, DEFAULT_SERVICE_MONTHS, defaultEffectiveDate, legalClocks, parisDate } from './legal-clocks.ts';
+import { addBusinessDays, DECISION_BUSINESS_DAYS, DEFAULT_SERVICE_MONTHS, defaultEffectiveDate, legalClocks, parisDate, parisMidnight } from './legal-clocks.ts';
 import { mandateGaps, mandateSha256, type MandateTerms } from './mandate.ts';
 import { PortabilityRequest } from './portability.entity.ts';
 import { classifyTaxpayer, defaultAddressScope } from './taxpayer.ts';
@@ -82,8 +83,10 @@ export interface ReadRequest {
 }
 
 /** Rows, verification and the state folded from the verified part of the chain. */
-export async function readRequest(em: EntityManager, request: PortabilityRequest): Promise<ReadRequest> {
-  const rows = await loadRows(em, request.requestRef);
+export async function readRequest(em: EntityManager, known: PortabilityRequest): Promise<ReadRequest> {
+  const chain = await loadChain(em, known.requestRef);
+  if (!chain) throw notFound('Portability request', known.requestRef);
+  const { request, rows } = chain;
   const verification = verifyChain(rows, request.headSeq);
   // Only the rows the walk verified (seq 1 up to the break): a row moved out of its place is not one of them.
   const trusted = verification.brokenAt === null ? rows : rows.filter((r) => r.seq >= 1 && r.seq < verification.brokenAt!);
@@ -114,6 +117,14 @@ export function requestView(r: ReadRequest): RequestView {
     createdAt: filing.filedAt,
   };
 }
+
+/** The scheduler's job that wakes a request on its effective date (execution-job.ts runs it). */
+export const EXECUTE_JOB = 'portability.execute';
+
+/** Due at 00:00 Paris of the effective date, in the business time of the request's clock company. */
+export const executionJob = (requestRef: string, clockCompanyId: string | null, effectiveDate: string): JobInput => ({
+  kind: EXECUTE_JOB, ref: requestRef, companyId: clockCompanyId, dueAt: parisMidnight(effectiveDate),
+});
 
 const asJson = (v: unknown): JsonValue => JSON.parse(JSON.stringify(v ?? null)) as JsonValue;
 
@@ -158,7 +169,7 @@ export async function createRequest(ctx: Context<CreateRequestParams>, em: Entit
   await createChain(em, {
     requestRef, organizationId: auth.organizationId, livemode: auth.livemode, clockCompanyId: auth.companyId,
     siren: taxpayer.country === 'FR' ? taxpayer.registrationNumber : null,
-  }, facts, now);
+  }, facts, now, [executionJob(requestRef, auth.companyId, effectiveDate)]);
   const request = await requestOf(em, auth, requestRef);
   return requestView(await readRequest(em, request));
 }

@@ -337,6 +337,34 @@ describe('a request from filing to completed on the virtual clock', () => {
     expect((await read(o.apiKey, ref)).body).toEqual(completed.body);
   });
 
+  it('the scheduler wakes the request on its effective date: the annuaire names this platform with nobody reading the request', async () => {
+    const o = await bootstrap(t.baseUrl, { label: 'executing-scheduled' });
+    const effectiveDate = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
+    const created = await file(o.apiKey, { taxpayer: '55210055400013', effectiveDate });
+    expect(created.status).toBe(201);
+    const ref = created.body.requestRef as string;
+    const job = await db.query('select due_at, company_id from scheduled_jobs where kind = $1 and ref = $2', ['portability.execute', ref]);
+    expect(job.rows).toEqual([{ due_at: new Date(`${effectiveDate}T00:00:00+01:00`), company_id: o.company.id }]);
+    expect(await chainOf(ref)).toEqual([{ kind: 'request.created' }]);
+
+    // The clock moves past the effective date; the request is not read, only the annuaire.
+    await advance(o.apiKey, o.company.id, '50d');
+    const until = Date.now() + 10_000;
+    let annuaire = (await get(o.apiKey, '/v1/portability/annuaire/552100554')).body;
+    while (!annuaire.isFlowie && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      annuaire = (await get(o.apiKey, '/v1/portability/annuaire/552100554')).body;
+    }
+    expect(annuaire).toEqual({ siren: '552100554', currentPaMatricule: '0427', effectiveFrom: effectiveDate, effectiveTo: null, isFlowie: true, level: 'SIREN', source: 'routing' });
+    // The job chained the whole way (its rows are there before any read) and is done.
+    const waitChain = Date.now() + 5_000;
+    while ((await chainOf(ref)).length < 5 && Date.now() < waitChain) await new Promise((r) => setTimeout(r, 50));
+    expect((await chainOf(ref)).map((r) => r.kind)).toEqual(['request.created', 'tacit.accepted', 'execution.started', 'routing.switched', 'routing.confirmed']);
+    expect((await db.query('select 1 from scheduled_jobs where kind = $1 and ref = $2', ['portability.execute', ref])).rowCount).toBe(0);
+    expect(await routingsOf(o.organizationId, '552100554')).toHaveLength(1);
+    expect((await read(o.apiKey, ref)).body).toMatchObject({ state: 'completed', evidence: { verification: { intact: true, length: 5 } } });
+  });
+
   it('racing readers of a request that reached its effective date make one switch and chain it once', async () => {
     const o = await bootstrap(t.baseUrl, { label: 'executing-race' });
     const effectiveDate = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
