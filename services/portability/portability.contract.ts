@@ -202,7 +202,7 @@ export const getRequest = defineAction<{ requestRef: string }, RequestView>(SERV
   params: { ...STRICT_REMOVE, requestRef: requestRefParam },
   http: {
     method: 'GET', path: '/v1/portability/requests/:requestRef', access: 'companies.read', tag: TAG,
-    summary: 'A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain\'s verification and manifest digest',
+    summary: 'A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date with the gaining routing switch for the SIREN made once (as POST /v1/portability/routing would, idempotent on the SIREN), completion once the annuaire names this platform), the chain\'s verification and manifest digest',
     errors: { 404: 'RESOURCE_NOT_FOUND: no such request among the caller\'s' },
     response: requestViewSchema,
   },

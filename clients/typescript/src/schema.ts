@@ -2532,8 +2532,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
-         * @description A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
+         * A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date with the gaining routing switch for the SIREN made once (as POST /v1/portability/routing would, idempotent on the SIREN), completion once the annuaire names this platform), the chain's verification and manifest digest
+         * @description A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date with the gaining routing switch for the SIREN made once (as POST /v1/portability/routing would, idempotent on the SIREN), completion once the annuaire names this platform), the chain's verification and manifest digest
          */
         get: operations["portability.getRequest"];
         put?: never;
