@@ -82,7 +82,7 @@ function operation(contract: ActionContract<unknown, unknown>, http: HttpBinding
       ? { requestBody: { required: bodyRequired.length > 0, content: { 'application/json': { schema: { type: 'object', properties: bodyProps, ...(bodyRequired.length ? { required: bodyRequired } : {}) } }, ...(http.rawBody ? { '*/*': { schema: { type: 'string', format: 'binary', description: 'Raw-body deposit: the file itself; the other fields go in the query string' } } } : {}) } } }
       : {}),
     responses: {
-      [status]: { description: 'Success', content: { [http.responseMediaType ?? 'application/json']: { schema: http.response } } },
+      [status]: { description: 'Success', ...(http.responseHeaders ? { headers: http.responseHeaders } : {}), content: { [http.responseMediaType ?? 'application/json']: { schema: http.response } } },
       ...errors,
       500: errorResponse('INTERNAL_ERROR'),
       ...(http.errorFormat === 'oauth' ? { 401: errorResponse('invalid_client'), 403: errorResponse('access_denied: the audience is not granted to this client') } : {}),

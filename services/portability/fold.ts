@@ -10,7 +10,8 @@
  * | received, acknowledged | `message.recorded` DECISION rejected | admissible: a ground (reason code or text) and dated within the objection window | rejected (REJ) |
  * | received, acknowledged | `tacit.accepted` | written by the first read after the objection window closed with no decision and no admissible objection | auto_accepted (TAC) |
  * | accepted, auto_accepted | `execution.started` | written by the first read on or after the effective date (Paris calendar, platform clock) | executing (MIG) |
- * | executing | `routing.confirmed` | written by the first read where the annuaire routes the SIREN to this platform | completed (CMP) |
+ * | executing | `routing.switched` | written by the first read that finds the request executing, once the gaining routing switch for its SIREN exists (created by that read, or already there) | executing (the directory switch is in progress) |
+ * | executing | `routing.confirmed` | written by the first read after the switch where the annuaire routes the SIREN to this platform | completed (CMP) |
  * | any but completed | `message.recorded` with state failed, or `routing.failed` (the annuaire could not be read) | — | failed (ERR) |
  *
  * An inadmissible objection (no ground, or late) is listed but moves nothing: silence stays
@@ -46,6 +47,8 @@ export interface FoldedRequest {
   signature: RecordedSignature | null;
   openCheck: OpenCheck | null;
   messageIds: Set<string>;
+  /** The routing switch the execution made (`routing.switched`), once it is in the chain. */
+  routingSwitch: { routingId: string } | null;
 }
 
 const OPEN: ReadonlySet<RequestState> = new Set(['received', 'acknowledged']);
@@ -62,7 +65,7 @@ function messageState(payload: Record<string, JsonValue>): RequestState | undefi
 const STATUS_BY_STATE: Record<string, true> = Object.fromEntries(Object.values(STATE_OF_CODE).map((s) => [s, true]));
 
 export function foldRequest(rows: readonly EvidenceRowData[], clocks: Clocks): FoldedRequest {
-  const out: FoldedRequest = { state: 'received', tacitApproval: false, objections: [], signature: null, openCheck: null, messageIds: new Set() };
+  const out: FoldedRequest = { state: 'received', tacitApproval: false, objections: [], signature: null, openCheck: null, messageIds: new Set(), routingSwitch: null };
   for (const row of rows) {
     const p = row.payload;
     switch (row.kind) {
@@ -92,6 +95,9 @@ export function foldRequest(rows: readonly EvidenceRowData[], clocks: Clocks): F
       case 'execution.started':
         if (DECIDED_FOR.has(out.state)) out.state = 'executing';
         break;
+      case 'routing.switched':
+        if (out.state === 'executing') out.routingSwitch = { routingId: String(p.routingId) };
+        break;
       case 'routing.confirmed':
         if (out.state === 'executing') out.state = 'completed';
         break;
@@ -111,12 +117,15 @@ export function foldRequest(rows: readonly EvidenceRowData[], clocks: Clocks): F
   return out;
 }
 
-export type PendingTransition = 'tacit.accepted' | 'execution.started' | 'routing.check' | null;
+export type PendingTransition = 'tacit.accepted' | 'execution.started' | 'routing.switch' | 'routing.check' | null;
 
-/** The row a read at `now` should write next (the annuaire decides the last one). */
+/**
+ * The row a read at `now` should write next: an executing request first gets its routing switch
+ * (`routing.switch`), then the annuaire decides completion (`routing.check`).
+ */
 export function pendingTransition(folded: FoldedRequest, clocks: Clocks, effectiveDate: string, now: Date): PendingTransition {
   if (OPEN.has(folded.state) && now.getTime() > Date.parse(clocks.objectionWindowEnds)) return 'tacit.accepted';
   if (DECIDED_FOR.has(folded.state) && parisDate(now) >= effectiveDate) return 'execution.started';
-  if (folded.state === 'executing') return 'routing.check';
+  if (folded.state === 'executing') return folded.routingSwitch ? 'routing.check' : 'routing.switch';
   return null;
 }

@@ -202,7 +202,7 @@ export const getRequest = defineAction<{ requestRef: string }, RequestView>(SERV
   params: { ...STRICT_REMOVE, requestRef: requestRefParam },
   http: {
     method: 'GET', path: '/v1/portability/requests/:requestRef', access: 'companies.read', tag: TAG,
-    summary: 'A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain\'s verification and manifest digest',
+    summary: 'A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date with the gaining routing switch for the SIREN made once (as POST /v1/portability/routing would, idempotent on the SIREN), completion once the annuaire names this platform), the chain\'s verification and manifest digest',
     errors: { 404: 'RESOURCE_NOT_FOUND: no such request among the caller\'s' },
     response: requestViewSchema,
   },
@@ -308,6 +308,39 @@ export const depositSignedMandate = defineAction<DepositSignedParams, SignatureV
       413: 'PAYLOAD_TOO_LARGE: the signed file is over 10 MB',
     },
     response: { ...signatureViewSchema, required: [...(signatureViewSchema.required as string[]), 'fileId'], properties: { ...(signatureViewSchema.properties as object), fileId: str } },
+  },
+});
+
+// ---------- stored files ----------
+
+const fileIdParam = { type: 'string', min: 1, max: 64, pattern: /^pfile_[0-9A-Z]{26}$/, messages: { stringPattern: 'not a portability file id' } } as const;
+const FILE_ERRORS = {
+  404: 'RESOURCE_NOT_FOUND: no such request among the caller\'s, or no such file of the request',
+  502: 'UPSTREAM_ERROR: the stored bytes no longer hash to the digest the evidence chain recorded, or the chain does not verify up to the row that recorded it (never served)',
+};
+const FILE_HEADERS = {
+  'Content-Disposition': { description: '`attachment` with the stored file name (`filename*` in UTF-8)', schema: { type: 'string' } },
+  'Repr-Digest': { description: 'RFC 9530: `sha-256=:<base64>:`, the SHA-256 of the bytes as the evidence chain recorded it (`agreementSha256`)', schema: { type: 'string', examples: ['sha-256=:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=:'] } },
+  ETag: { description: 'The same SHA-256, hex, quoted', schema: { type: 'string' } },
+} as const;
+
+export const downloadFile = defineAction<{ requestRef: string; fileId: string }, Buffer>(SERVICE, 'downloadFile', {
+  params: { ...STRICT_REMOVE, requestRef: requestRefParam, fileId: fileIdParam },
+  http: {
+    method: 'GET', path: '/v1/portability/requests/:requestRef/files/:fileId', access: 'companies.read', tag: TAG,
+    summary: 'A stored file of a request, byte for byte with its content type: the rendered agreement (the `objectId` of an opened signature) or the deposited signed mandate (the `fileId` of the deposit); checked against the SHA-256 the evidence chain recorded, given in `Repr-Digest` and `ETag`',
+    responseMediaType: '*/*', responseHeaders: FILE_HEADERS, errors: FILE_ERRORS,
+    response: { type: 'string', format: 'binary' },
+  },
+});
+
+export const downloadSignedMandate = defineAction<{ requestRef: string }, Buffer>(SERVICE, 'downloadSignedMandate', {
+  params: { ...STRICT_REMOVE, requestRef: requestRefParam },
+  http: {
+    method: 'GET', path: '/v1/portability/requests/:requestRef/mandate/signature/document', access: 'companies.read', tag: TAG,
+    summary: 'The signed mandate deposited for the request (POST …/mandate/signature/document), byte for byte with its content type; checked against the `agreementSha256` the evidence chain recorded, given in `Repr-Digest` and `ETag`; 404 when none was deposited',
+    responseMediaType: '*/*', responseHeaders: FILE_HEADERS, errors: FILE_ERRORS,
+    response: { type: 'string', format: 'binary' },
   },
 });
 

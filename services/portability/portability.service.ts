@@ -9,20 +9,23 @@ import type { Context, ServiceSchema } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OrmMixin, emOf } from '../../mixins/orm.mixin.ts';
 import { BusinessClockMixin } from '../../mixins/business-clock.mixin.ts';
+import { SchedulerMixin } from '../../mixins/scheduler.mixin.ts';
 import { implement } from '../shared/contract.ts';
 import { companyClock, systemClock } from '../shared/clock.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import type { RequestMeta } from '../shared/auth.ts';
 import { classifyTaxpayer, resolution } from './taxpayer.ts';
 import { resolveTaxpayer } from './resolve.ts';
-import { createRequest, getRequest, recordMessage } from './requests.ts';
+import { createRequest, EXECUTE_JOB, getRequest, recordMessage } from './requests.ts';
 import { depositSignedMandate, openSignature, readSignature } from './signature.ts';
 import { readAnnuaire, setRouting } from './routing.ts';
+import { downloadFile, downloadSignedMandate } from './files.ts';
+import { executeDueRequests } from './execution-job.ts';
 import * as contract from './portability.contract.ts';
 
 const PortabilityService: ServiceSchema = {
   name: 'portability',
-  mixins: [OrmMixin, BusinessClockMixin],
+  mixins: [OrmMixin, BusinessClockMixin, SchedulerMixin({ [EXECUTE_JOB]: { batch: 20, handle: executeDueRequests } })],
 
   actions: {
     resolve: implement(contract.resolve, async (ctx) => {
@@ -35,6 +38,8 @@ const PortabilityService: ServiceSchema = {
     openSignature: implement(contract.openSignature, async (ctx) => openSignature(ctx, emOf(ctx))),
     readSignature: implement(contract.readSignature, async (ctx) => readSignature(ctx, emOf(ctx))),
     depositSignedMandate: implement(contract.depositSignedMandate, async (ctx) => depositSignedMandate(ctx, emOf(ctx))),
+    downloadFile: implement(contract.downloadFile, async (ctx) => downloadFile(ctx, emOf(ctx))),
+    downloadSignedMandate: implement(contract.downloadSignedMandate, async (ctx) => downloadSignedMandate(ctx, emOf(ctx))),
     setRouting: implement(contract.setRouting, async (ctx) => setRouting(ctx, emOf(ctx))),
     // Also called by portability-messages (no credential: `livemode` says which mode, live by default).
     annuaire: implement(contract.annuaire, async (ctx) => {

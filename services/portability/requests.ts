@@ -1,9 +1,9 @@
 /**
  * Portability requests: filing one (its mandate, legal clocks and the first rows of its evidence
  * chain) and reading one — the state folded from the chain on every read, after writing the
- * transitions the platform clock makes due (tacit acceptance, execution, completion; fold.ts has
- * the table). Messages of the other platform arrive as `portability.message.recorded` events and
- * are chained once each (by message id).
+ * transitions the platform clock makes due (tacit acceptance, execution and its routing switch,
+ * completion; fold.ts has the table). Messages of the other platform arrive as
+ * `portability.message.recorded` events and are chained once each (by message id).
  */
 import type { Context } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -12,15 +12,16 @@ import { companyClock, type Clock } from '../shared/clock.ts';
 import { loadConfig } from '../shared/config.ts';
 import { DomainError, notFound } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
-import { appendUnderLock, createChain, loadRows, type RowPayload } from './chain-store.ts';
+import { appendUnderLock, createChain, loadChain, type RowPayload } from './chain-store.ts';
+import type { JobInput } from '../shared/scheduler/scheduler.ts';
 import { manifestSha256, verifyChain, type EvidenceRowData, type JsonValue } from './evidence-chain.ts';
 import { foldRequest, pendingTransition, type FoldedRequest } from './fold.ts';
-import { addBusinessDays, DECISION_BUSINESS_DAYS, DEFAULT_SERVICE_MONTHS, defaultEffectiveDate, legalClocks, parisDate } from './legal-clocks.ts';
+import { addBusinessDays, DECISION_BUSINESS_DAYS, DEFAULT_SERVICE_MONTHS, defaultEffectiveDate, legalClocks, parisDate, parisMidnight } from './legal-clocks.ts';
 import { mandateGaps, mandateSha256, type MandateTerms } from './mandate.ts';
 import { PortabilityRequest } from './portability.entity.ts';
 import { classifyTaxpayer, defaultAddressScope } from './taxpayer.ts';
 import { resolveTaxpayer } from './resolve.ts';
-import { readAnnuaire, checkDate } from './routing.ts';
+import { readAnnuaire, checkDate, switchRouting, type RoutingSwitch } from './routing.ts';
 import { STATUS_CODES, type Clocks, type CreateRequestParams, type PortabilityMessageRecorded, type RequestView, type Taxpayer } from './portability.contract.ts';
 
 const issue = (field: string, rule: string, message: string) => ({ field, rule, message });
@@ -74,19 +75,23 @@ function filingOf(trusted: readonly EvidenceRowData[], request: PortabilityReque
 export interface ReadRequest {
   request: PortabilityRequest;
   rows: EvidenceRowData[];
+  /** The rows the walk verified (seq 1 up to the break): the only ones anything is folded or vouched from. */
+  trusted: EvidenceRowData[];
   filing: Filing;
   folded: FoldedRequest;
   verification: ReturnType<typeof verifyChain>;
 }
 
 /** Rows, verification and the state folded from the verified part of the chain. */
-export async function readRequest(em: EntityManager, request: PortabilityRequest): Promise<ReadRequest> {
-  const rows = await loadRows(em, request.requestRef);
+export async function readRequest(em: EntityManager, known: PortabilityRequest): Promise<ReadRequest> {
+  const chain = await loadChain(em, known.requestRef);
+  if (!chain) throw notFound('Portability request', known.requestRef);
+  const { request, rows } = chain;
   const verification = verifyChain(rows, request.headSeq);
   // Only the rows the walk verified (seq 1 up to the break): a row moved out of its place is not one of them.
   const trusted = verification.brokenAt === null ? rows : rows.filter((r) => r.seq >= 1 && r.seq < verification.brokenAt!);
   const filing = filingOf(trusted, request);
-  return { request, rows, filing, folded: foldRequest(trusted, filing.clocks), verification };
+  return { request, rows, trusted, filing, folded: foldRequest(trusted, filing.clocks), verification };
 }
 
 export function requestView(r: ReadRequest): RequestView {
@@ -112,6 +117,14 @@ export function requestView(r: ReadRequest): RequestView {
     createdAt: filing.filedAt,
   };
 }
+
+/** The scheduler's job that wakes a request on its effective date (execution-job.ts runs it). */
+export const EXECUTE_JOB = 'portability.execute';
+
+/** Due at 00:00 Paris of the effective date, in the business time of the request's clock company. */
+export const executionJob = (requestRef: string, clockCompanyId: string | null, effectiveDate: string): JobInput => ({
+  kind: EXECUTE_JOB, ref: requestRef, companyId: clockCompanyId, dueAt: parisMidnight(effectiveDate),
+});
 
 const asJson = (v: unknown): JsonValue => JSON.parse(JSON.stringify(v ?? null)) as JsonValue;
 
@@ -156,18 +169,45 @@ export async function createRequest(ctx: Context<CreateRequestParams>, em: Entit
   await createChain(em, {
     requestRef, organizationId: auth.organizationId, livemode: auth.livemode, clockCompanyId: auth.companyId,
     siren: taxpayer.country === 'FR' ? taxpayer.registrationNumber : null,
-  }, facts, now);
+  }, facts, now, [executionJob(requestRef, auth.companyId, effectiveDate)]);
   const request = await requestOf(em, auth, requestRef);
   return requestView(await readRequest(em, request));
 }
 
 /**
+ * The gaining switch an executing request makes for its SIREN (this platform is the mandate's
+ * incoming one): effective on the mandate's date, on the connection the request was filed for (its
+ * clock company; none: the organization's address). A SIREN-level line when the address scope
+ * moves the SIREN itself, else the line of the establishment the scope (or the filing) names.
+ */
+export function executionSwitch(read: ReadRequest): RoutingSwitch | null {
+  const { request, filing } = read;
+  const siren = request.siren;
+  const effectiveDate = filing.mandate.effectiveDate;
+  if (!siren || !effectiveDate) return null;
+  const scope = filing.mandate.addressScope;
+  const establishment = [...scope, filing.taxpayer.addressingIdentifier ?? '']
+    .map((a) => /^\d{9}_(\d{14})$/.exec(a)?.[1] ?? a)
+    .find((a) => /^\d{14}$/.test(a) && a.startsWith(siren));
+  return {
+    organizationId: request.organizationId, livemode: request.livemode, siren, siret: scope.includes(siren) ? null : establishment ?? null,
+    role: 'GAINING_PA', effectiveDate, connectionId: request.clockCompanyId ?? null, minimalServiceMonths: filing.serviceMonths,
+  };
+}
+
+/** Transitions a read can write in a row: tacit acceptance, execution, the switch, completion, and one spare for a racing message. */
+const MAX_STEPS_PER_READ = 5;
+
+/**
  * Writes the transitions the clock made due since the last read (at most one of each), then
- * answers the folded state. A broken chain is reported, never extended.
+ * answers the folded state. A broken chain is reported, never extended. An executing request's
+ * routing switch is made here, before (never inside) the transaction that chains `routing.switched`;
+ * it is idempotent on the SIREN, so racing readers or replicas make one switch, and the chain
+ * takes one row (the append is refused once the head moved).
  */
 export async function advanceAndRead(em: EntityManager, request: PortabilityRequest): Promise<ReadRequest> {
   const clock = await clockOf(em, request);
-  for (let step = 0; step < 3; step++) {
+  for (let step = 0; step < MAX_STEPS_PER_READ; step++) {
     const read = await readRequest(em, request);
     if (!read.verification.intact) return read;
     const now = clock.now();
@@ -176,7 +216,15 @@ export async function advanceAndRead(em: EntityManager, request: PortabilityRequ
     let fact: { kind: string; payload: RowPayload };
     if (due === 'tacit.accepted') fact = { kind: due, payload: { objectionWindowEnds: read.filing.clocks.objectionWindowEnds, objections: read.folded.objections.length } };
     else if (due === 'execution.started') fact = { kind: due, payload: { effectiveDate: read.filing.mandate.effectiveDate } };
-    else {
+    else if (due === 'routing.switch') {
+      const line = executionSwitch(read);
+      if (!line) return read;
+      const { routing } = await switchRouting(em, line);
+      fact = {
+        kind: 'routing.switched',
+        payload: { routingId: routing.id, role: routing.role, siren: routing.siren, siret: routing.siret ?? null, effectiveDate: routing.effectiveDate, connectionId: routing.connectionId ?? null },
+      };
+    } else {
       if (!request.siren) return read;
       try {
         const annuaire = await readAnnuaire(em, request.siren, request.livemode, clock);

@@ -1,8 +1,9 @@
 /**
- * Routing switches per SIREN (POST /v1/portability/routing) and the annuaire read from them.
- * Idempotent on the SIREN: the organization's first switch for a SIREN stands, a repeat answers it
- * with `created` false. Dates are Paris calendar days of the platform clock of the connection (the
- * sandbox's virtual clock moves it).
+ * Routing switches per SIREN (POST /v1/portability/routing, and a request's execution through the
+ * same `switchRouting`) and the annuaire read from them. Idempotent on the SIREN: the
+ * organization's first switch for a SIREN stands, a repeat answers it with `created` false. Dates
+ * are Paris calendar days of the platform clock of the connection (the sandbox's virtual clock
+ * moves it).
  */
 import type { Context } from 'moleculer';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -17,7 +18,7 @@ import { getCompany, listCompanies } from '../tenancy/tenancy.contract.ts';
 import { isValidSiren, isValidSiret } from '../../mappings/identifiers/siret.ts';
 import { addMonths, DEFAULT_SERVICE_MONTHS, parisDate } from './legal-clocks.ts';
 import { annuaireOf } from './annuaire.ts';
-import { PortabilityRouting } from './portability.entity.ts';
+import { PortabilityRouting, type RoutingRole } from './portability.entity.ts';
 import type { AnnuaireView, RoutingParams, RoutingView } from './portability.contract.ts';
 
 const issue = (field: string, rule: string, message: string) => ({ field, rule, message });
@@ -62,23 +63,49 @@ export async function setRouting(ctx: Context<RoutingParams>, em: EntityManager)
     connectionId = companies[0]?.id ?? null;
   }
   const today = parisDate((await companyClock(em, connectionId)).now());
-  const scope = { organizationId: auth.organizationId, livemode: auth.livemode, siren: p.siren };
+  const { routing, created } = await switchRouting(em, {
+    organizationId: auth.organizationId, livemode: auth.livemode, siren: p.siren, siret: p.siret ?? null, role: p.role,
+    effectiveDate: p.effectiveDate, connectionId, minimalServiceMonths: p.minimalServiceMonths,
+  });
+  return routingView(routing, created, today);
+}
 
-  const existing = await em.findOne(PortabilityRouting, scope);
-  if (existing) return routingView(existing, false, today);
-  const routing = em.create(PortabilityRouting, {
-    id: newId('portabilityRouting'), ...scope, connectionId, siret: p.siret ?? null, role: p.role, effectiveDate: p.effectiveDate,
-    serviceUntil: p.role === 'LOSING_PA' ? addMonths(p.effectiveDate, p.minimalServiceMonths ?? DEFAULT_SERVICE_MONTHS) : null,
+/** One routing switch as both the endpoint and a request's execution ask for it (already checked). */
+export interface RoutingSwitch {
+  organizationId: string;
+  livemode: boolean;
+  siren: string;
+  siret: string | null;
+  role: RoutingRole;
+  effectiveDate: string;
+  connectionId: string | null;
+  minimalServiceMonths?: number;
+}
+
+/**
+ * Records the switch for a SIREN unless the organization already has one in the mode: the first
+ * stands (`created` false for every later ask). The unique index on (organization, mode, SIREN)
+ * decides a race — two readers of an executing request, two replicas, an operator's call at the
+ * same moment — so exactly one row exists. Database only, in its own unit of work: the caller holds
+ * no transaction and makes no remote call here.
+ */
+export async function switchRouting(em: EntityManager, line: RoutingSwitch): Promise<{ routing: PortabilityRouting; created: boolean }> {
+  const work = em.fork();
+  const scope = { organizationId: line.organizationId, livemode: line.livemode, siren: line.siren };
+  const existing = await work.findOne(PortabilityRouting, scope);
+  if (existing) return { routing: existing, created: false };
+  const routing = work.create(PortabilityRouting, {
+    id: newId('portabilityRouting'), ...scope, connectionId: line.connectionId, siret: line.siret, role: line.role, effectiveDate: line.effectiveDate,
+    serviceUntil: line.role === 'LOSING_PA' ? addMonths(line.effectiveDate, line.minimalServiceMonths ?? DEFAULT_SERVICE_MONTHS) : null,
   });
   try {
-    await em.flush();
+    await work.flush();
   } catch (err) {
     if (!(err instanceof UniqueConstraintViolationException)) throw err;
     // A concurrent switch for the same SIREN won: answer it.
-    const winner = await em.fork().findOneOrFail(PortabilityRouting, scope);
-    return routingView(winner, false, today);
+    return { routing: await em.fork().findOneOrFail(PortabilityRouting, scope), created: false };
   }
-  return routingView(routing, true, today);
+  return { routing, created: true };
 }
 
 /** The annuaire for a SIREN in a mode, on `clock`'s Paris calendar. */

@@ -89,6 +89,8 @@ export interface HttpBinding {
   largeBody?: boolean;
   /** Media type of the success answer when it is not JSON (a wildcard for stored files of any type). */
   responseMediaType?: string;
+  /** Headers of the success answer worth documenting (a file's digest): name → what it carries. */
+  responseHeaders?: Record<string, { description: string; schema: JsonSchema }>;
   /**
    * The operation sends documents: each call counts against the organization's monthly document
    * quota (429 QUOTA_EXCEEDED; none in sandbox); `true` counts one, a function counts from the

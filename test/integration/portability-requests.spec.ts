@@ -3,11 +3,14 @@
  * filing a request (mandate, gaps, legal clocks), its state folded from the evidence chain as the
  * other platform's messages arrive (`portability.message.recorded`, emitted here on the broker as
  * portability-messages does), tacit acceptance and execution driven by the sandbox's virtual
- * clock, completion once the routing switch makes the annuaire name this platform; the routing
- * switch and the annuaire; and the approval-checked and deposited signatures of the mandate, with
- * the approval service a real HTTP server on 127.0.0.1 (test/support/approval-simulator.ts).
+ * clock, the routing switch the execution makes by itself (once, whoever races) and completion once
+ * the annuaire names this platform; the routing switch and the annuaire; the approval-checked and
+ * deposited signatures of the mandate, with the approval service a real HTTP server on 127.0.0.1
+ * (test/support/approval-simulator.ts); and the stored files given back byte for byte, checked
+ * against the digest the evidence chain recorded.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { startApprovalSimulator, type ApprovalSimulator } from '../support/approval-simulator.ts';
 import { MESSAGE_RECORDED_EVENT, type PortabilityMessageRecorded } from '../../services/portability/portability.contract.ts';
@@ -21,18 +24,33 @@ const SIRET = '73282932000074';
 const SIREN = '732829320';
 
 let t: TestApp;
+let db: pg.Client;
 let approvals: ApprovalSimulator;
 let org: Awaited<ReturnType<typeof bootstrap>>;
 beforeAll(async () => {
   approvals = await startApprovalSimulator();
   process.env.EINV_APPROVAL_URL = approvals.url;
   t = await startTestApp();
+  db = new pg.Client({ connectionString: t.databaseUrl });
+  await db.connect();
   org = await bootstrap(t.baseUrl, { label: 'portability' });
 });
 afterAll(async () => {
+  await db?.end();
   await t.stop();
   await approvals.close();
 });
+
+/** A request's evidence rows as stored: each row's kind with its payload (the filing's and messages' left out). */
+async function chainOf(requestRef: string): Promise<Array<Record<string, any>>> {
+  const rows = (await db.query<{ kind: string; payload: Record<string, unknown> }>('select kind, payload from portability_evidence where request_ref = $1 order by seq', [requestRef])).rows;
+  return rows.map((r) => (r.kind === 'request.created' || r.kind === 'message.recorded' ? { kind: r.kind } : { kind: r.kind, ...r.payload }));
+}
+
+/** The routing switches an organization holds for a SIREN, as stored. */
+async function routingsOf(organizationId: string, siren: string) {
+  return (await db.query('select id, role, siret, effective_date, connection_id from portability_routings where organization_id = $1 and siren = $2', [organizationId, siren])).rows;
+}
 
 const post = (key: string, path: string, body: unknown) => api(t.baseUrl, 'POST', path, { key, body });
 const get = (key: string, path: string) => api(t.baseUrl, 'GET', path, { key });
@@ -272,7 +290,7 @@ describe('routing switch and annuaire', () => {
 });
 
 describe('a request from filing to completed on the virtual clock', () => {
-  it('tacit acceptance when the window lapses, executing from the effective date, completed once the annuaire names this platform', async () => {
+  it('tacit acceptance when the window lapses, executing from the effective date with the routing switch made by the execution itself, completed once the annuaire names this platform', async () => {
     const o = await bootstrap(t.baseUrl, { label: 'full-flow' });
     const now = new Date();
     const effectiveDate = new Date(now.getTime() + 40 * 86_400_000).toISOString().slice(0, 10);
@@ -293,20 +311,80 @@ describe('a request from filing to completed on the virtual clock', () => {
     const late = await readUntil(o.apiKey, ref, (b) => b.objections.length === 1);
     expect(late).toMatchObject({ state: 'auto_accepted', objections: [{ ground: 'TROP_TARD', admissible: false }] });
 
-    // Past the effective date: executing; nobody switched the routing yet.
-    await advance(o.apiKey, o.company.id, '30d');
-    const executing = await read(o.apiKey, ref);
-    expect(executing.body).toMatchObject({ state: 'executing', statusCode: 'MIG', tacitApproval: true });
-    expect((await get(o.apiKey, '/v1/portability/annuaire/552100554')).body).toMatchObject({ isFlowie: false });
-
-    const routing = await post(o.apiKey, '/v1/portability/routing', { organizationId: o.organizationId, siren: '552100554', siret: '55210055400013', effectiveDate, role: 'GAINING_PA' });
-    expect(routing.body).toMatchObject({ created: true, address: { active: true } });
-    const annuaire = await get(o.apiKey, '/v1/portability/annuaire/552100554');
-    expect(annuaire.body).toEqual({ siren: '552100554', currentPaMatricule: '0427', effectiveFrom: effectiveDate, effectiveTo: null, isFlowie: true, level: 'SIRET', source: 'routing' });
-
+    // Past the effective date: executing, and the execution makes the gaining switch itself (nobody
+    // calls routing); the annuaire then names this platform, so the same read completes.
+    const executedOn = await advance(o.apiKey, o.company.id, '30d');
+    expect(executedOn.slice(0, 10) >= effectiveDate).toBe(true);
     const completed = await read(o.apiKey, ref);
-    expect(completed.body).toMatchObject({ state: 'completed', statusCode: 'CMP', tacitApproval: true, evidence: { verification: { intact: true, length: 5, brokenAt: null } } });
+    expect(completed.body).toMatchObject({ state: 'completed', statusCode: 'CMP', tacitApproval: true, evidence: { verification: { intact: true, length: 6, brokenAt: null } } });
+    expect(await chainOf(ref)).toMatchObject([
+      { kind: 'request.created' }, { kind: 'tacit.accepted' }, { kind: 'message.recorded' }, { kind: 'execution.started', effectiveDate },
+      { kind: 'routing.switched', role: 'GAINING_PA', siren: '552100554', siret: null, effectiveDate, connectionId: o.company.id, routingId: expect.stringMatching(/^prt_/) },
+      { kind: 'routing.confirmed', currentPaMatricule: '0427', effectiveFrom: effectiveDate, level: 'SIREN' },
+    ]);
+    const switches = await routingsOf(o.organizationId, '552100554');
+    expect(switches).toEqual([{ id: (await chainOf(ref))[4]!.routingId, role: 'GAINING_PA', siret: null, effective_date: effectiveDate, connection_id: o.company.id }]);
+
+    // The address scope moves the SIREN itself: a SIREN-level line, this platform's from the effective date.
+    const annuaire = await get(o.apiKey, '/v1/portability/annuaire/552100554');
+    expect(annuaire.body).toEqual({ siren: '552100554', currentPaMatricule: '0427', effectiveFrom: effectiveDate, effectiveTo: null, isFlowie: true, level: 'SIREN', source: 'routing' });
+
+    // The operator's routing call afterwards answers the switch the execution made.
+    const routing = await post(o.apiKey, '/v1/portability/routing', { organizationId: o.organizationId, siren: '552100554', siret: '55210055400013', effectiveDate, role: 'GAINING_PA' });
+    expect(routing.status).toBe(200);
+    expect(routing.body).toMatchObject({ created: false, role: 'GAINING_PA', siren: '552100554', siret: null, effectiveDate, address: { id: '552100554', active: true } });
+    expect(await routingsOf(o.organizationId, '552100554')).toEqual(switches);
     expect((await read(o.apiKey, ref)).body).toEqual(completed.body);
+  });
+
+  it('the scheduler wakes the request on its effective date: the annuaire names this platform with nobody reading the request', async () => {
+    const o = await bootstrap(t.baseUrl, { label: 'executing-scheduled' });
+    const effectiveDate = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
+    const created = await file(o.apiKey, { taxpayer: '55210055400013', effectiveDate });
+    expect(created.status).toBe(201);
+    const ref = created.body.requestRef as string;
+    const job = await db.query('select due_at, company_id from scheduled_jobs where kind = $1 and ref = $2', ['portability.execute', ref]);
+    expect(job.rows).toEqual([{ due_at: new Date(`${effectiveDate}T00:00:00+01:00`), company_id: o.company.id }]);
+    expect(await chainOf(ref)).toEqual([{ kind: 'request.created' }]);
+
+    // The clock moves past the effective date; the request is not read, only the annuaire.
+    await advance(o.apiKey, o.company.id, '50d');
+    const until = Date.now() + 10_000;
+    let annuaire = (await get(o.apiKey, '/v1/portability/annuaire/552100554')).body;
+    while (!annuaire.isFlowie && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      annuaire = (await get(o.apiKey, '/v1/portability/annuaire/552100554')).body;
+    }
+    expect(annuaire).toEqual({ siren: '552100554', currentPaMatricule: '0427', effectiveFrom: effectiveDate, effectiveTo: null, isFlowie: true, level: 'SIREN', source: 'routing' });
+    // The job chained the whole way (its rows are there before any read) and is done.
+    const waitChain = Date.now() + 5_000;
+    while ((await chainOf(ref)).length < 5 && Date.now() < waitChain) await new Promise((r) => setTimeout(r, 50));
+    expect((await chainOf(ref)).map((r) => r.kind)).toEqual(['request.created', 'tacit.accepted', 'execution.started', 'routing.switched', 'routing.confirmed']);
+    expect((await db.query('select 1 from scheduled_jobs where kind = $1 and ref = $2', ['portability.execute', ref])).rowCount).toBe(0);
+    expect(await routingsOf(o.organizationId, '552100554')).toHaveLength(1);
+    expect((await read(o.apiKey, ref)).body).toMatchObject({ state: 'completed', evidence: { verification: { intact: true, length: 5 } } });
+  });
+
+  it('racing readers of a request that reached its effective date make one switch and chain it once', async () => {
+    const o = await bootstrap(t.baseUrl, { label: 'executing-race' });
+    const effectiveDate = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
+    // The scope names one establishment, not the SIREN: the switch is that SIRET's line.
+    const created = await file(o.apiKey, { taxpayer: SIRET, effectiveDate, addressScope: [SIRET] });
+    expect(created.status).toBe(201);
+    const ref = created.body.requestRef as string;
+    await advance(o.apiKey, o.company.id, '50d');
+
+    const reads = await Promise.all(Array.from({ length: 8 }, () => read(o.apiKey, ref)));
+    for (const r of reads) expect({ status: r.status, error: r.body.error }).toEqual({ status: 200, error: undefined });
+    // A reader that lost the race to the lock may answer before the last row: never a broken or doubled chain.
+    for (const r of reads) expect(r.body.evidence.verification).toMatchObject({ intact: true, brokenAt: null });
+    const settled = await read(o.apiKey, ref);
+    expect(settled.body).toMatchObject({ state: 'completed', evidence: { verification: { intact: true, length: 5 } } });
+    expect((await chainOf(ref)).map((r) => r.kind)).toEqual(['request.created', 'tacit.accepted', 'execution.started', 'routing.switched', 'routing.confirmed']);
+    expect(await routingsOf(o.organizationId, SIREN)).toEqual([{ id: expect.any(String), role: 'GAINING_PA', siret: SIRET, effective_date: effectiveDate, connection_id: o.company.id }]);
+    expect((await get(o.apiKey, `/v1/portability/annuaire/${SIREN}`)).body).toMatchObject({ currentPaMatricule: '0427', isFlowie: true, level: 'SIRET', effectiveFrom: effectiveDate });
+    const again = await post(o.apiKey, '/v1/portability/routing', { organizationId: o.organizationId, siren: SIREN, effectiveDate: '2035-01-01', role: 'LOSING_PA' });
+    expect(again.body).toMatchObject({ created: false, role: 'GAINING_PA', siret: SIRET, effectiveDate });
   });
 });
 
@@ -448,5 +526,104 @@ describe('POST …/mandate/signature/document', () => {
     const other = await bootstrap(t.baseUrl, { label: 'other-deposit' });
     const res = await api(t.baseUrl, 'POST', `/v1/portability/requests/${body.requestRef}/mandate/signature/document`, { key: other.apiKey, rawBody: Buffer.from('x'), headers: { 'content-type': 'multipart/form-data; boundary=x' } });
     expectEnvelope(res, 404, 'RESOURCE_NOT_FOUND');
+  });
+});
+
+describe('downloading a request\'s stored files', () => {
+  const download = async (key: string, path: string) => {
+    const res = await fetch(`${t.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    let body: any;
+    try { body = JSON.parse(bytes.toString('utf8')); } catch { body = undefined; }
+    return { status: res.status, headers: res.headers, bytes, body, text: bytes.toString('utf8') };
+  };
+  const reprDigest = (bytes: Buffer) => `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
+  function signedForm(pdf: Buffer, filename: string): { body: Buffer; contentType: string } {
+    const boundary = `----download${Date.now()}`;
+    const part = (headers: string, value: Buffer | string) => [Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n')];
+    return {
+      contentType: `multipart/form-data; boundary=${boundary}`,
+      body: Buffer.concat([
+        ...part('Content-Disposition: form-data; name="signedBy"', 'Jeanne Martin'),
+        ...part('Content-Disposition: form-data; name="signedAt"', '2026-01-15T10:30:00+01:00'),
+        ...part(`Content-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf`, pdf),
+        Buffer.from(`--${boundary}--\r\n`),
+      ]),
+    };
+  }
+
+  it('gives the deposited signed mandate back byte for byte, with its type, name and the digest the chain recorded; refuses tampered bytes', async () => {
+    const { body } = await file(org.apiKey, { taxpayer: SIRET, signatory: { name: 'Jeanne Martin' } });
+    const ref = body.requestRef as string;
+    const docPath = `/v1/portability/requests/${ref}/mandate/signature/document`;
+    expectEnvelope(await get(org.apiKey, docPath), 404, 'RESOURCE_NOT_FOUND'); // nothing deposited yet
+
+    // Every byte value, so a text decoding anywhere on the way would show.
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256))]);
+    const form = signedForm(pdf, 'mandat-signé.pdf');
+    const deposited = await api(t.baseUrl, 'POST', docPath, { key: org.apiKey, rawBody: form.body, headers: { 'content-type': form.contentType } });
+    expect(deposited.status).toBe(201);
+    const digest = createHash('sha256').update(pdf).digest('hex');
+    expect(deposited.body.agreementSha256).toBe(digest);
+
+    for (const path of [docPath, `/v1/portability/requests/${ref}/files/${deposited.body.fileId}`]) {
+      const res = await download(org.apiKey, path);
+      expect(res.status).toBe(200);
+      expect(res.bytes.equals(pdf)).toBe(true);
+      expect(res.headers.get('content-type')).toBe('application/pdf');
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="mandat-sign_.pdf"; filename*=UTF-8\'\'mandat-sign%C3%A9.pdf');
+      expect(res.headers.get('repr-digest')).toBe(reprDigest(pdf));
+      expect(res.headers.get('etag')).toBe(`"${digest}"`);
+    }
+
+    // Another organization, an unknown file, a file of another request: 404 in the envelope.
+    const other = await bootstrap(t.baseUrl, { label: 'other-download' });
+    expectEnvelope(await get(other.apiKey, docPath), 404, 'RESOURCE_NOT_FOUND');
+    expectEnvelope(await get(other.apiKey, `/v1/portability/requests/${ref}/files/${deposited.body.fileId}`), 404, 'RESOURCE_NOT_FOUND');
+    expectEnvelope(await get(org.apiKey, `/v1/portability/requests/${ref}/files/pfile_01JD7Z3V9Q1M2N3P4R5S6T7V8W`), 404, 'RESOURCE_NOT_FOUND');
+    const elsewhere = (await file(org.apiKey, { taxpayer: SIRET })).body.requestRef as string;
+    expectEnvelope(await get(org.apiKey, `/v1/portability/requests/${elsewhere}/files/${deposited.body.fileId}`), 404, 'RESOURCE_NOT_FOUND');
+    expectEnvelope(await get(org.apiKey, `/v1/portability/requests/${ref}/files/not-a-file`), 400, 'INVALID_REQUEST');
+
+    // One byte changed where the file is stored: refused with a clear error, never served.
+    await db.query('update portability_files set content = overlay(content placing $2 from 100 for 1) where id = $1', [deposited.body.fileId, Buffer.from([pdf[99]! ^ 0xff])]);
+    for (const path of [docPath, `/v1/portability/requests/${ref}/files/${deposited.body.fileId}`]) {
+      const refused = await get(org.apiKey, path);
+      expectEnvelope(refused, 502, 'UPSTREAM_ERROR');
+      expect(refused.body.error.message).toContain('corrupt');
+      expect(refused.body.error.message).toContain(digest);
+    }
+    // The stored digest column changed too: the chain's digest is the one bytes are held to.
+    await db.query('update portability_files set sha256 = encode(sha256(content), \'hex\') where id = $1', [deposited.body.fileId]);
+    expectEnvelope(await get(org.apiKey, docPath), 502, 'UPSTREAM_ERROR');
+    await db.query('update portability_files set content = $2, sha256 = $3 where id = $1', [deposited.body.fileId, pdf, digest]);
+    expect((await download(org.apiKey, docPath)).bytes.equals(pdf)).toBe(true);
+
+    // A chain that no longer verifies before the signature row vouches for nothing.
+    await db.query('update portability_evidence set kind = \'tampered\' where request_ref = $1 and seq = 1', [ref]);
+    try {
+      const broken = await get(org.apiKey, docPath);
+      expectEnvelope(broken, 502, 'UPSTREAM_ERROR');
+      expect(broken.body.error.message).toContain('does not verify from seq 1');
+      expectEnvelope(await get(org.apiKey, `/v1/portability/requests/${ref}/files/${deposited.body.fileId}`), 502, 'UPSTREAM_ERROR');
+    } finally {
+      await db.query('update portability_evidence set kind = \'request.created\' where request_ref = $1 and seq = 1', [ref]);
+    }
+    expect((await download(org.apiKey, docPath)).status).toBe(200);
+  });
+
+  it('gives the rendered agreement of an opened signature back as the text its digest covers', async () => {
+    const { body } = await file(org.apiKey, { taxpayer: SIRET, signatory: { name: 'Jeanne Martin' } });
+    const opened = await post(org.apiKey, `/v1/portability/requests/${body.requestRef}/mandate/signature`, { userIds: ['user_1'] });
+    expect(opened.status).toBe(201);
+    const res = await download(org.apiKey, `/v1/portability/requests/${body.requestRef}/files/${opened.body.objectId}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(opened.body.agreement);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.headers.get('etag')).toBe(`"${opened.body.agreementSha256}"`);
+    expect(res.headers.get('repr-digest')).toBe(reprDigest(Buffer.from(opened.body.agreement, 'utf8')));
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${body.mandate.reference}.txt"; filename*=UTF-8''${body.mandate.reference}.txt`);
+    // The agreement is no deposited signed mandate.
+    expectEnvelope(await get(org.apiKey, `/v1/portability/requests/${body.requestRef}/mandate/signature/document`), 404, 'RESOURCE_NOT_FOUND');
   });
 });

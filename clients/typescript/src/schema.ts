@@ -2487,13 +2487,37 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The signed mandate deposited for the request (POST …/mandate/signature/document), byte for byte with its content type; checked against the `agreementSha256` the evidence chain recorded, given in `Repr-Digest` and `ETag`; 404 when none was deposited
+         * @description The signed mandate deposited for the request (POST …/mandate/signature/document), byte for byte with its content type; checked against the `agreementSha256` the evidence chain recorded, given in `Repr-Digest` and `ETag`; 404 when none was deposited
+         */
+        get: operations["portability.downloadSignedMandate"];
         put?: never;
         /**
          * Deposit the signed mandate (multipart: `file`, `signedBy`, `signedAt`): the file is stored and the signature recorded in the evidence chain with `agreementSha256`, the digest of your file
          * @description Deposit the signed mandate (multipart: `file`, `signedBy`, `signedAt`): the file is stored and the signature recorded in the evidence chain with `agreementSha256`, the digest of your file
          */
         post: operations["portability.depositSignedMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portability/requests/{requestRef}/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A stored file of a request, byte for byte with its content type: the rendered agreement (the `objectId` of an opened signature) or the deposited signed mandate (the `fileId` of the deposit); checked against the SHA-256 the evidence chain recorded, given in `Repr-Digest` and `ETag`
+         * @description A stored file of a request, byte for byte with its content type: the rendered agreement (the `objectId` of an opened signature) or the deposited signed mandate (the `fileId` of the deposit); checked against the SHA-256 the evidence chain recorded, given in `Repr-Digest` and `ETag`
+         */
+        get: operations["portability.downloadFile"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2508,8 +2532,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
-         * @description A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date, completion once the annuaire names this platform), the chain's verification and manifest digest
+         * A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date with the gaining routing switch for the SIREN made once (as POST /v1/portability/routing would, idempotent on the SIREN), completion once the annuaire names this platform), the chain's verification and manifest digest
+         * @description A request with its state folded from its evidence chain on this read (messages of the other platform, signatures, tacit acceptance when the objection window lapsed, execution from the effective date with the gaining routing switch for the SIREN made once (as POST /v1/portability/routing would, idempotent on the SIREN), completion once the annuaire names this platform), the chain's verification and manifest digest
          */
         get: operations["portability.getRequest"];
         put?: never;
@@ -26473,6 +26497,115 @@ export interface operations {
             };
         };
     };
+    "portability.downloadSignedMandate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `attachment` with the stored file name (`filename*` in UTF-8) */
+                    "Content-Disposition"?: string;
+                    /** @description RFC 9530: `sha-256=:<base64>:`, the SHA-256 of the bytes as the evidence chain recorded it (`agreementSha256`) */
+                    "Repr-Digest"?: string;
+                    /** @description The same SHA-256, hex, quoted */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's, or no such file of the request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the stored bytes no longer hash to the digest the evidence chain recorded, or the chain does not verify up to the row that recorded it (never served) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "portability.depositSignedMandate": {
         parameters: {
             query?: never;
@@ -26609,6 +26742,116 @@ export interface operations {
                 };
             };
             /** @description UPSTREAM_ERROR: a dependency answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_UNAVAILABLE: a dependency is down or its circuit is open; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: a dependency was too slow; safe to retry with Idempotency-Key */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "portability.downloadFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestRef: string;
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `attachment` with the stored file name (`filename*` in UTF-8) */
+                    "Content-Disposition"?: string;
+                    /** @description RFC 9530: `sha-256=:<base64>:`, the SHA-256 of the bytes as the evidence chain recorded it (`agreementSha256`) */
+                    "Repr-Digest"?: string;
+                    /** @description The same SHA-256, hex, quoted */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST, MISSING_FIELD, INVALID_ENUM …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MISSING_AUTH, INVALID_TOKEN, EXPIRED_TOKEN, REVOKED_KEY */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE, COMPANY_REQUIRED, COMPANY_FORBIDDEN, COMPANY_SUSPENDED, ORGANIZATION_FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: no such request among the caller's, or no such file of the request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the stored bytes no longer hash to the digest the evidence chain recorded, or the chain does not verify up to the row that recorded it (never served) */
             502: {
                 headers: {
                     [name: string]: unknown;
