@@ -11,7 +11,7 @@ import { isClientFault } from './services/shared/errors.ts';
 import { CallTraceMiddleware } from './services/shared/call-trace.ts';
 import { observabilityConfig } from './services/shared/config.ts';
 import { MetricsEndpoint, registerAppMetrics } from './services/shared/metrics.ts';
-import { ZipkinExporter, safeSpanTags } from './services/shared/tracing.ts';
+import { SPAN_ERROR_FIELDS, ZipkinExporter, safeSpanTags } from './services/shared/tracing.ts';
 import { OtlpExporter } from './services/shared/tracing-otlp.ts';
 import { LogContextMiddleware, createPinoLogger } from './services/shared/log-context.ts';
 
@@ -95,8 +95,9 @@ export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOpt
         exporter: [tracing.exporter === 'otlp' ? new OtlpExporter(tracing) : new ZipkinExporter(tracing)] as unknown as TracingOptions['exporter'],
         sampling: { rate: tracing.sampleRate },
         events: true,
-        // Error names, messages and codes only: `data` may quote a document.
-        errorFields: ['name', 'message', 'code', 'type'],
+        // Error names, messages and codes only: `data` may quote a document. Moleculer merges this
+        // list into its default one (which has `data`), so the exporters also keep to it themselves.
+        errorFields: [...SPAN_ERROR_FIELDS],
         tags: { action: safeSpanTags, event: safeSpanTags },
       }
       : false,

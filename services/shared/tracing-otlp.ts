@@ -17,7 +17,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { TracerExporters, ServiceBroker, type Span, type Tracer } from 'moleculer';
-import { exportedSpanId, exportedTraceId, spanServiceName } from './tracing.ts';
+import { exportedSpanId, exportedTraceId, safeErrorFields, spanServiceName } from './tracing.ts';
 
 /** What a span with no Moleculer service (none of ours today) is shown under. */
 const FALLBACK_SERVICE_NAME = 'einvoicing-exchange';
@@ -31,6 +31,8 @@ export interface OtlpExporterOptions {
   url: string;
   flushMs: number;
   maxQueue: number;
+  /** One export's time budget, retries included; unset: OTEL_EXPORTER_OTLP_TRACES_TIMEOUT or the SDK's 10 s. */
+  timeoutMs?: number;
   /** Tests give a logger to see what an operator would; otherwise the tracer's. */
   logger?: TracerExporters.Base['logger'];
 }
@@ -127,7 +129,7 @@ export class OtlpExporter extends TracerExporters.Base {
     super.init(tracer);
     this.scope = { name: 'moleculer', version: ServiceBroker.MOLECULER_VERSION };
     this.processor = new BatchSpanProcessor({
-      exporter: this.settling(new OTLPTraceExporter({ url: this.options.url })),
+      exporter: this.settling(new OTLPTraceExporter({ url: this.options.url, ...(this.options.timeoutMs ? { timeoutMillis: this.options.timeoutMs } : {}) })),
       scheduledDelayMillis: this.options.flushMs,
       // Our own bound (spanFinished) counts the batch on its way too, so the SDK's queue never drops by itself.
       maxQueueSize: this.options.maxQueue,
@@ -143,7 +145,7 @@ export class OtlpExporter extends TracerExporters.Base {
   readableSpan(span: Span): ReadableSpan {
     const tags = {
       ...this.flattenTags(span.tags, false),
-      ...(this.flattenTags(this.errorToObject(span.error as Error | boolean), false, 'error') ?? {}),
+      ...(this.flattenTags(safeErrorFields(span.error) ?? {}, false, 'error') ?? {}),
     };
     return toReadableSpan(span, tags, this.resourceOf(spanServiceName(span) ?? FALLBACK_SERVICE_NAME), this.scope);
   }

@@ -61,6 +61,25 @@ export function spanServiceName(span: Pick<Span, 'service'>): string | undefined
   return span.service?.fullName ?? span.service?.name ?? undefined;
 }
 
+/**
+ * The fields of an error a span carries: its name, message, code and type; never `data` (it may
+ * quote a document) nor the stack. Applied by both exporters (errorToObject) rather than left to
+ * the tracer's `errorFields` option, which Moleculer deep-merges index by index with its defaults
+ * (`[..., 'data']`): a list of four gets `data` back as its fifth.
+ */
+export const SPAN_ERROR_FIELDS: readonly string[] = ['name', 'message', 'code', 'type'];
+
+/** An error's safe fields (SPAN_ERROR_FIELDS), or null for a span without an error object. */
+export function safeErrorFields(err: unknown): Record<string, unknown> | null {
+  if (!err || typeof err !== 'object') return null;
+  const fields: Record<string, unknown> = {};
+  for (const name of SPAN_ERROR_FIELDS) {
+    const value = (err as Record<string, unknown>)[name];
+    if (value !== undefined) fields[name] = value;
+  }
+  return fields;
+}
+
 interface ZipkinPayload { traceId: string | null; id: string | null; parentId: string | null; [key: string]: unknown }
 
 /**
@@ -79,6 +98,10 @@ export class ZipkinExporter extends TracerExporters.Zipkin {
     payload.id = exportedSpanId(span.id);
     payload.parentId = span.parentID ? exportedSpanId(span.parentID) : null;
     return payload;
+  }
+
+  override errorToObject(err: Error | boolean): Record<string, unknown> {
+    return safeErrorFields(err) as Record<string, unknown>;
   }
 
   /** Spans still queued go out on a graceful stop, not only on the next interval. */
