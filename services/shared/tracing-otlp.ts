@@ -119,6 +119,8 @@ export class OtlpExporter extends TracerExporters.Base {
   /** Set while exports fail: the next failure is not logged again, the next success says it is over. */
   private failingSince: { at: Date; spans: number } | undefined;
   private droppedInBurst = 0;
+  /** Spans finished in this turn of the event loop, converted on the next (see spanFinished). */
+  private staged: Span[] = [];
 
   constructor(options: OtlpExporterOptions) {
     super(options.logger ? { logger: options.logger } : {});
@@ -150,7 +152,11 @@ export class OtlpExporter extends TracerExporters.Base {
     return toReadableSpan(span, tags, this.resourceOf(spanServiceName(span) ?? FALLBACK_SERVICE_NAME), this.scope);
   }
 
-  /** Never throws into the caller's path (Moleculer calls it when the action's span ends). */
+  /**
+   * Never throws into the caller's path (Moleculer calls it when the action's span ends). The span
+   * is converted on the next turn of the event loop, not now: the gateway tags its root span just
+   * after it ends (an error answer's route and status, services/gateway/http-observability.ts).
+   */
   override spanFinished(span: Span): void {
     if (!this.processor) return;
     if (this.counts.pending >= this.options.maxQueue) {
@@ -164,12 +170,22 @@ export class OtlpExporter extends TracerExporters.Base {
       this.logger.warn(`OTLP traces: ${this.droppedInBurst} spans were dropped while the queue was full`);
       this.droppedInBurst = 0;
     }
-    try {
-      const readable = this.readableSpan(span);
-      this.counts.pending++;
-      this.processor.onEnd(readable);
-    } catch (err) {
-      this.logger.warn(`OTLP traces: span "${span.name}" could not be converted: ${(err as Error).message}`);
+    this.counts.pending++;
+    if (this.staged.push(span) === 1) setImmediate(() => this.handOver());
+  }
+
+  /** The staged spans to the SDK's batch processor, as ReadableSpans. */
+  private handOver(): void {
+    const spans = this.staged;
+    this.staged = [];
+    for (const span of spans) {
+      try {
+        if (!this.processor) throw new Error('the exporter has stopped');
+        this.processor.onEnd(this.readableSpan(span));
+      } catch (err) {
+        this.counts.pending--;
+        this.logger.warn(`OTLP traces: span "${span.name}" could not be exported: ${(err as Error).message}`);
+      }
     }
   }
 
@@ -177,6 +193,7 @@ export class OtlpExporter extends TracerExporters.Base {
   override stop(): Promise<void> {
     const processor = this.processor;
     if (!processor) return Promise.resolve();
+    this.handOver();
     this.processor = undefined;
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
