@@ -3,14 +3,18 @@
  * at a collector stand-in on 127.0.0.1 (OTLP/HTTP at /v1/traces), one send becomes one trace whose
  * id is the X-Request-Id's, rooted at the gateway's span (request id, route template, status), with
  * the actions it ran as children as the request log has them; resources name the service and
- * node; no attribute carries the key or the invoice. An error answer has an ERROR span. Then the
- * collector goes away: requests are answered as fast as before and the exporter's queue stays
+ * node; no attribute carries the key or the invoice. An error answer has an ERROR span. `node
+ * server.ts` flushes its queued spans at SIGTERM, and refuses a wrong EINV_TRACING_EXPORTER with a
+ * message, not a stack. Then the collector goes away: requests are answered as fast as before and the exporter's queue stays
  * within EINV_TRACING_MAX_QUEUE.
  */
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { eventually } from '../support/webhook-receiver.ts';
 import { startSpanCollector, checkRequestTrace, expectedTraceId, type SpanCollector } from '../support/span-collector.ts';
 import { OtlpExporter } from '../../services/shared/tracing-otlp.ts';
+import { startServer, stop, waitFor } from '../support/server-process.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { freePort } from '../support/servers.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_RATE_LIMITS = 'free=100000';
@@ -129,6 +133,35 @@ it('an error answer: its trace has ERROR spans with the error\'s name and code, 
   for (const s of collector.otlpSpans) expect(Object.keys(s.attributes).filter((k) => k.startsWith('error.data') || k.startsWith('error.stack'))).toEqual([]);
   expect(collector.rejected).toEqual([]);
 });
+
+it('node server.ts as ops run it: the spans still queued at SIGTERM reach the collector; a wrong EINV_TRACING_EXPORTER stops the start with its fix', async () => {
+  const db = await createTestDatabase();
+  const port = String(await freePort());
+  // Spans are sent every minute: only the flush at stop can bring them this soon.
+  const server = startServer({
+    PORT: port, DATABASE_URL: db.url, EINV_MIGRATE_ON_START: 'true', NATS_URL: '', SERVICES: '', REDIS_URL: '', EINV_WORKERS: '1',
+    MOL_NODE_ID: 'otlp-process', EINV_TRACING_EXPORTER: 'otlp', EINV_TRACING_URL: collector.url, EINV_TRACING_FLUSH_MS: '60000',
+  });
+  let requestId = '';
+  try {
+    await waitFor(`http://127.0.0.1:${port}/health/liveness`, server);
+    const res = await api(`http://127.0.0.1:${port}`, 'GET', '/v1/documents/doc_01JNOSUCHDOCUMENT000000000', { key: 'sk_test_not_a_key' });
+    expect(res.status).toBe(401);
+    requestId = res.headers.get('x-request-id')!;
+  } finally {
+    expect(await stop(server)).toBe(0);
+    await db.drop();
+  }
+  const root = collector.otlpSpans.find((s) => s.traceId === expectedTraceId(requestId) && !s.parentId);
+  expect(root?.attributes).toMatchObject({ requestId, 'http.status_code': 401 });
+  expect(root?.resource).toMatchObject({ 'service.name': 'gateway', 'service.instance.id': 'otlp-process' });
+  expect(JSON.stringify(collector.otlpSpans)).not.toContain('sk_test_not_a_key');
+
+  const wrong = startServer({ PORT: port, DATABASE_URL: db.url, EINV_TRACING_EXPORTER: 'jaeger', EINV_TRACING_URL: collector.url });
+  expect(await wrong.exited).toBe(1);
+  expect(wrong.output()).toContain('startup failed: EINV_TRACING_EXPORTER must be zipkin or otlp, got "jaeger"\n  fix: ');
+  expect(wrong.output()).not.toMatch(/^\s+at /m); // no stack trace
+}, 120_000);
 
 it('a dead collector: requests answered as fast as before, the queue bounded, failures counted', async () => {
   const a = await bootstrap(t.baseUrl, { label: 'otlp-dead' });
