@@ -114,7 +114,8 @@ export class OtlpExporter extends TracerExporters.Base {
   private readonly options: OtlpExporterOptions;
   private processor: BatchSpanProcessor | undefined;
   private readonly resources = new Map<string, Resource>();
-  private scope = { name: 'moleculer', version: ServiceBroker.MOLECULER_VERSION };
+  /** Who made the spans: Moleculer's tracer (OTLP's InstrumentationScope). */
+  private readonly scope = { name: 'moleculer', version: ServiceBroker.MOLECULER_VERSION };
   private readonly counts: OtlpExportStats = { pending: 0, dropped: 0, failedExports: 0, exportedSpans: 0 };
   /** Set while exports fail: the next failure is not logged again, the next success says it is over. */
   private failingSince: { at: Date; spans: number } | undefined;
@@ -129,7 +130,6 @@ export class OtlpExporter extends TracerExporters.Base {
 
   override init(tracer: Tracer): void {
     super.init(tracer);
-    this.scope = { name: 'moleculer', version: ServiceBroker.MOLECULER_VERSION };
     this.processor = new BatchSpanProcessor({
       exporter: this.settling(new OTLPTraceExporter({ url: this.options.url, ...(this.options.timeoutMs ? { timeoutMillis: this.options.timeoutMs } : {}) })),
       scheduledDelayMillis: this.options.flushMs,

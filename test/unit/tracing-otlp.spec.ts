@@ -89,9 +89,9 @@ describe('spans exported over OTLP and Zipkin', () => {
     // Times agree with Zipkin's (µs) and nest.
     const zipkinPost = viaZipkin.find((s) => s.id === post.id)!;
     expect(Math.abs(post.timestamp - zipkinPost.timestamp)).toBeLessThanOrEqual(1);
-    expect(Math.abs(post.duration - zipkinPost.duration)).toBeLessThanOrEqual(1);
+    expect(Math.abs(post.duration - zipkinPost.duration)).toBeLessThanOrEqual(2); // Zipkin rounds, OTLP truncates each end
     expect(note.timestamp).toBeGreaterThanOrEqual(post.timestamp);
-    expect(note.timestamp + note.duration).toBeLessThanOrEqual(post.timestamp + post.duration + 1);
+    expect(note.timestamp + note.duration).toBeLessThanOrEqual(post.timestamp + post.duration + 2);
     // Params and meta never reach a span.
     const exported = JSON.stringify(collector.otlpSpans);
     for (const secret of ['sk_live_never_exported', 'Bearer never-exported', 'memo-never-exported', 'BE71096123456769', 'amount', 'iban']) expect(exported).not.toContain(secret);
@@ -162,10 +162,11 @@ describe('a collector that is down', () => {
     try {
       const started = performance.now();
       for (let round = 0; round < 6; round++) {
-        await Promise.all(Array.from({ length: 20 }, (_, i) => broker.call('ledger.post', { amount: i })));
+        // 50 calls at once: 100 spans finish in a few turns, five times what the queue may hold.
+        await Promise.all(Array.from({ length: 50 }, (_, i) => broker.call('ledger.post', { amount: i })));
         await new Promise((r) => setTimeout(r, 120));
       }
-      // 240 spans against a dead collector, each call still answered at once.
+      // 600 spans against a dead collector, each call still answered at once.
       expect(performance.now() - started).toBeLessThan(5_000);
       await eventually(async () => otlp.stats().failedExports >= 2, 10_000, 'two failed exports');
       const stats = otlp.stats();
