@@ -2,7 +2,8 @@
  * Broker configuration: the only place Moleculer is configured. Every knob can be overridden with
  * a `MOL_*` variable; `NATS_URL` switches from one process to the scaled, networked mode.
  * Observability is off unless configured: EINV_METRICS_PORT (Prometheus, services/shared/metrics.ts),
- * EINV_TRACING_URL (Zipkin v2 spans, services/shared/tracing.ts), MOL_LOG_FORMAT=json (Pino lines
+ * EINV_TRACING_URL (Zipkin v2 spans, services/shared/tracing.ts, or with EINV_TRACING_EXPORTER=otlp
+ * OpenTelemetry OTLP/HTTP, services/shared/tracing-otlp.ts), MOL_LOG_FORMAT=json (Pino lines
  * with request and organization ids, services/shared/log-context.ts).
  */
 import type { BrokerOptions, LoggerConfig, Middleware, ServiceBroker } from 'moleculer';
@@ -10,7 +11,8 @@ import { isClientFault } from './services/shared/errors.ts';
 import { CallTraceMiddleware } from './services/shared/call-trace.ts';
 import { observabilityConfig } from './services/shared/config.ts';
 import { MetricsEndpoint, registerAppMetrics } from './services/shared/metrics.ts';
-import { ZipkinExporter, safeSpanTags } from './services/shared/tracing.ts';
+import { SPAN_ERROR_FIELDS, ZipkinExporter, safeSpanTags } from './services/shared/tracing.ts';
+import { OtlpExporter } from './services/shared/tracing-otlp.ts';
 import { LogContextMiddleware, createPinoLogger } from './services/shared/log-context.ts';
 
 const num = (name: string, fallback: number) => {
@@ -90,11 +92,12 @@ export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOpt
     tracing: tracing
       ? {
         enabled: true,
-        exporter: [new ZipkinExporter(tracing)] as unknown as TracingOptions['exporter'],
+        exporter: [tracing.exporter === 'otlp' ? new OtlpExporter(tracing) : new ZipkinExporter(tracing)] as unknown as TracingOptions['exporter'],
         sampling: { rate: tracing.sampleRate },
         events: true,
-        // Error names, messages and codes only: `data` may quote a document.
-        errorFields: ['name', 'message', 'code', 'type'],
+        // Error names, messages and codes only: `data` may quote a document. Moleculer merges this
+        // list into its default one (which has `data`), so the exporters also keep to it themselves.
+        errorFields: [...SPAN_ERROR_FIELDS],
         tags: { action: safeSpanTags, event: safeSpanTags },
       }
       : false,
@@ -102,4 +105,9 @@ export function brokerOptions(overrides: Partial<BrokerOptions> = {}): BrokerOpt
   };
 }
 
-export default brokerOptions();
+/**
+ * For moleculer-runner, which calls a function it is given: options are read when a broker is
+ * made, not when this module is imported, so a configuration error reaches server.ts's startup
+ * report instead of failing the import with a stack trace.
+ */
+export default brokerOptions;

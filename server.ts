@@ -3,14 +3,25 @@
  * on an embedded PostgreSQL (data under .data/), migrating it first. With DATABASE_URL / NATS_URL /
  * SERVICES it runs one role of the scaled deployment (migrations then come from `npm run migrate`).
  */
-import { loadConfig } from './services/shared/config.ts';
-import { resolveDatabase, type ResolvedDatabase } from './services/shared/persistence/database-url.ts';
-import { releaseSignals } from './services/shared/persistence/embedded-postgres.ts';
-import { selectServices } from './services/index.ts';
-import { createApp, type App } from './services/app.ts';
+import { loadConfig, type AppConfig } from './services/shared/config.ts';
+import type { ResolvedDatabase } from './services/shared/persistence/database-url.ts';
+import type { App } from './services/app.ts';
 import { assertPortFree, explainStartupFailure } from './services/shared/startup-error.ts';
 
-const config = loadConfig();
+let config: AppConfig;
+try {
+  config = loadConfig();
+} catch (err) {
+  // A variable with a wrong value: what is wrong and how to fix it (StartupError), not a stack trace.
+  console.error(`startup failed: ${explainStartupFailure(err)}`);
+  process.exit(1);
+}
+// Imported once the configuration is known to be valid: several services read it when loaded.
+const { resolveDatabase } = await import('./services/shared/persistence/database-url.ts');
+const { releaseSignals } = await import('./services/shared/persistence/embedded-postgres.ts');
+const { selectServices } = await import('./services/index.ts');
+const { createApp } = await import('./services/app.ts');
+
 const needsDatabase = selectServices(config.services).some(([, e]) => e.database);
 let database: ResolvedDatabase | undefined;
 let app: App | undefined;

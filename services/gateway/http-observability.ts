@@ -65,8 +65,8 @@ export function rememberRootSpan(req: IncomingMessage): void {
 
 /**
  * An error answer ends the root span before the status is known (the action rejects, then the
- * error handler answers): its route and status are added here, in the same tick, before the
- * exporter's next flush reads the span.
+ * error handler answers): its route and status are added here, in the same tick, before an
+ * exporter reads the span (Zipkin's at its next flush, OTLP's on the next turn of the event loop).
  */
 export function tagRootSpan(req: IncomingMessage, status: number): void {
   (req as RoutedRequest).$rootSpan?.addTags({ http: { method: methodOf(req), route: routeTemplateOf(req), status_code: status } });

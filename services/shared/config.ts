@@ -6,6 +6,7 @@
 import type { XmlLimits } from '../../mappings/xml/limits.ts';
 import type { PdfLimits } from '../../mappings/factur-x/limits.ts';
 import { availableParallelism } from 'node:os';
+import { StartupError } from './startup-error.ts';
 
 function int(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -178,10 +179,76 @@ function mailConfig(publicUrl: string): MailConfig {
 export interface ObservabilityConfig {
   /** Prometheus exposition of this process at `GET /metrics` on its own port; unset: metrics are off. */
   metrics: { port: number; host: string; token: string | undefined; pollMs: number } | undefined;
-  /** Zipkin v2 JSON spans POSTed to `<url>/api/v2/spans`; unset: tracing is off. */
-  tracing: { url: string; sampleRate: number; flushMs: number } | undefined;
+  /** Where finished spans go; unset: tracing is off. */
+  tracing: TracingConfig | undefined;
   /** One log line per answered request (method, route template, status, duration, request and organization ids). */
   accessLog: boolean;
+}
+
+/**
+ * `zipkin`: Zipkin v2 JSON POSTed to `<url>/api/v2/spans` (services/shared/tracing.ts);
+ * `otlp`: OTLP/HTTP POSTed to `url`, the collector's traces endpoint (services/shared/tracing-otlp.ts).
+ */
+export interface TracingConfig {
+  exporter: 'zipkin' | 'otlp';
+  /** zipkin: the collector's base URL; otlp: the full traces endpoint (`…/v1/traces`). */
+  url: string;
+  sampleRate: number;
+  flushMs: number;
+  /** otlp: finished spans waiting for the collector, at most; more are dropped (a dead collector costs no memory beyond this). */
+  maxQueue: number;
+}
+
+const TRACING_EXPORTERS = ['zipkin', 'otlp'] as const;
+
+/** An http(s) URL without trailing slashes, or a StartupError naming the variable it came from. */
+function collectorUrl(name: string, raw: string, what: string, example = 'http://127.0.0.1:4318'): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch { /* reported below */ }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new StartupError(`${name} must be an http(s) URL (${what}), got "${raw}"`, `set ${name} to the collector's URL, e.g. ${example}, or unset it`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * EINV_TRACING_EXPORTER picks the wire format (zipkin unless said otherwise: EINV_TRACING_URL alone
+ * keeps its Zipkin meaning). For otlp the collector is EINV_TRACING_URL (its base: spans go to
+ * `/v1/traces`), else the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (used as it is) or
+ * OTEL_EXPORTER_OTLP_ENDPOINT (plus `/v1/traces`), as every OpenTelemetry SDK reads them. The OTEL_
+ * variables never turn tracing on by themselves: a cluster may set them for other programs.
+ */
+function tracingConfig(): TracingConfig | undefined {
+  const exporter = str('EINV_TRACING_EXPORTER');
+  if (exporter !== undefined && !(TRACING_EXPORTERS as readonly string[]).includes(exporter)) {
+    throw new StartupError(`EINV_TRACING_EXPORTER must be zipkin or otlp, got "${exporter}"`, 'set it to zipkin (Zipkin v2 JSON) or otlp (OpenTelemetry OTLP/HTTP), or unset it (zipkin)');
+  }
+  const tracingUrl = str('EINV_TRACING_URL');
+  let url: string | undefined;
+  if (exporter === 'otlp') {
+    const tracesEndpoint = str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+    const endpoint = str('OTEL_EXPORTER_OTLP_ENDPOINT');
+    if (tracingUrl !== undefined) {
+      const base = collectorUrl('EINV_TRACING_URL', tracingUrl, 'an OTLP/HTTP collector');
+      url = base.endsWith('/v1/traces') ? base : `${base}/v1/traces`;
+    } else if (tracesEndpoint !== undefined) url = collectorUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint, 'an OTLP/HTTP traces endpoint');
+    else if (endpoint !== undefined) url = `${collectorUrl('OTEL_EXPORTER_OTLP_ENDPOINT', endpoint, 'an OTLP/HTTP collector')}/v1/traces`;
+    else throw new StartupError('EINV_TRACING_EXPORTER=otlp names no collector', 'set EINV_TRACING_URL to the collector\'s OTLP/HTTP base (e.g. http://127.0.0.1:4318), or OTEL_EXPORTER_OTLP_ENDPOINT');
+  } else if (tracingUrl !== undefined) {
+    url = collectorUrl('EINV_TRACING_URL', tracingUrl, 'a Zipkin-compatible collector', 'http://127.0.0.1:9411');
+  } else if (exporter === 'zipkin') {
+    throw new StartupError('EINV_TRACING_EXPORTER=zipkin names no collector', 'set EINV_TRACING_URL to the Zipkin collector\'s base (e.g. http://127.0.0.1:9411), or unset EINV_TRACING_EXPORTER');
+  }
+  if (url === undefined) return undefined;
+  return {
+    exporter: exporter === 'otlp' ? 'otlp' : 'zipkin',
+    url,
+    sampleRate: fraction('EINV_TRACING_SAMPLE_RATE', 1),
+    flushMs: Math.max(50, int('EINV_TRACING_FLUSH_MS', 5_000)),
+    maxQueue: Math.max(1, int('EINV_TRACING_MAX_QUEUE', 2_048)),
+  };
 }
 
 function fraction(name: string, fallback: number): number {
@@ -195,8 +262,6 @@ function fraction(name: string, fallback: number): number {
 /** Read when the broker is configured, so a test can set the variables before it starts an app. */
 export function observabilityConfig(): ObservabilityConfig {
   const metricsPort = str('EINV_METRICS_PORT');
-  const tracingUrl = str('EINV_TRACING_URL');
-  if (tracingUrl !== undefined && !/^https?:\/\/[^/]/.test(tracingUrl)) throw new Error(`EINV_TRACING_URL must be an http(s) URL (a Zipkin-compatible collector), got "${tracingUrl}"`);
   return {
     metrics: metricsPort === undefined ? undefined : {
       port: int('EINV_METRICS_PORT', 9464),
@@ -204,11 +269,7 @@ export function observabilityConfig(): ObservabilityConfig {
       token: str('EINV_METRICS_TOKEN'),
       pollMs: Math.max(100, int('EINV_METRICS_POLL_MS', 5_000)),
     },
-    tracing: tracingUrl === undefined ? undefined : {
-      url: tracingUrl.replace(/\/+$/, ''),
-      sampleRate: fraction('EINV_TRACING_SAMPLE_RATE', 1),
-      flushMs: Math.max(50, int('EINV_TRACING_FLUSH_MS', 5_000)),
-    },
+    tracing: tracingConfig(),
     accessLog: str('EINV_ACCESS_LOG') === 'true',
   };
 }

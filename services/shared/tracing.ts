@@ -1,8 +1,10 @@
 /**
  * Traces: Moleculer's tracer, one trace per HTTP request across every service and process it
- * reaches (span ids travel with the call over NATS), exported as Zipkin v2 JSON (Zipkin, Jaeger,
- * Grafana Tempo and the OpenTelemetry Collector's zipkin receiver all read it) to
- * `<EINV_TRACING_URL>/api/v2/spans`.
+ * reaches (span ids travel with the call over NATS), exported either as Zipkin v2 JSON (Zipkin,
+ * Jaeger, Grafana Tempo and the OpenTelemetry Collector's zipkin receiver all read it) to
+ * `<EINV_TRACING_URL>/api/v2/spans` (here), or as OTLP/HTTP to `<EINV_TRACING_URL>/v1/traces`
+ * (services/shared/tracing-otlp.ts). Both take their ids, service names and tags from this module,
+ * so one request is the same trace, with the same span ids, whichever way it is exported.
  *
  * The trace id is the request id: the ULID of `X-Request-Id: req_<ULID>` written as a UUID without
  * dashes (32 hex digits), so a request log entry (services/requests) names its trace and an
@@ -12,7 +14,8 @@
  * Spans carry no params, meta or responses (document contents, keys and secrets travel there):
  * only action names, the request and organization ids, and error names and codes.
  */
-import type { Context } from 'moleculer';
+import { createHash } from 'node:crypto';
+import type { Context, Span } from 'moleculer';
 import { TracerExporters } from 'moleculer';
 import { ulidToUUID } from 'ulid';
 
@@ -33,21 +36,72 @@ export function safeSpanTags(ctx: Context): Record<string, string> {
   };
 }
 
-interface ZipkinPayload { traceId: string | null; [key: string]: unknown }
+/**
+ * The exported trace id: all 32 hex digits of ours (the request's, see traceIdOfRequest); for a
+ * trace that did not start at an HTTP request (a job, an event), the first 16 hex digits of
+ * Moleculer's UUID, as Moleculer's Zipkin exporter has always sent them. OTLP, which takes only
+ * 128 bits, left-pads those with zeros (tracing-otlp.ts), as Jaeger and the OpenTelemetry
+ * Collector do with a 64-bit Zipkin id, so both exports still name the same trace.
+ */
+export function exportedTraceId(traceID: string): string {
+  return /^[0-9a-f]{32}$/.test(traceID) ? traceID : exportedSpanId(traceID);
+}
+
+/**
+ * A span id as both exports send it: the first 16 hex digits of Moleculer's id (a UUID). An id
+ * that is not hex (a custom uid generator) is hashed, so it is still 16 valid, stable hex digits.
+ */
+export function exportedSpanId(id: string): string {
+  const hex = id.replace(/-/g, '').toLowerCase();
+  return /^[0-9a-f]{16,}$/.test(hex) ? hex.slice(0, 16) : createHash('sha256').update(id).digest('hex').slice(0, 16);
+}
+
+/** The service a span is shown under: the Moleculer service that ran it (Zipkin's localEndpoint, OTLP's service.name). */
+export function spanServiceName(span: Pick<Span, 'service'>): string | undefined {
+  return span.service?.fullName ?? span.service?.name ?? undefined;
+}
+
+/**
+ * The fields of an error a span carries: its name, message, code and type; never `data` (it may
+ * quote a document) nor the stack. Applied by both exporters (errorToObject) rather than left to
+ * the tracer's `errorFields` option, which Moleculer deep-merges index by index with its defaults
+ * (`[..., 'data']`): a list of four gets `data` back as its fifth.
+ */
+export const SPAN_ERROR_FIELDS: readonly string[] = ['name', 'message', 'code', 'type'];
+
+/** An error's safe fields (SPAN_ERROR_FIELDS), or null for a span without an error object. */
+export function safeErrorFields(err: unknown): Record<string, unknown> | null {
+  if (!err || typeof err !== 'object') return null;
+  const fields: Record<string, unknown> = {};
+  for (const name of SPAN_ERROR_FIELDS) {
+    const value = (err as Record<string, unknown>)[name];
+    if (value !== undefined) fields[name] = value;
+  }
+  return fields;
+}
+
+interface ZipkinPayload { traceId: string | null; id: string | null; parentId: string | null; [key: string]: unknown }
 
 /**
  * Moleculer's Zipkin exporter keeps 64 bits of a trace id; ours keeps all 128 (Zipkin v2 takes
- * 32 hex digits), so the exported trace id is the request's.
+ * 32 hex digits), so the exported trace id is the request's. Ids come from exportedTraceId and
+ * exportedSpanId, as the OTLP export's do.
  */
 export class ZipkinExporter extends TracerExporters.Zipkin {
   constructor(options: { url: string; flushMs: number }) {
     super({ baseURL: options.url, interval: options.flushMs / 1000 });
   }
 
-  override makePayload(span: { traceID: string }): ZipkinPayload {
-    const payload = super.makePayload(span as never) as ZipkinPayload;
-    if (/^[0-9a-f]{32}$/.test(span.traceID)) payload.traceId = span.traceID;
+  override makePayload(span: Span): ZipkinPayload {
+    const payload = super.makePayload(span) as ZipkinPayload;
+    payload.traceId = exportedTraceId(span.traceID);
+    payload.id = exportedSpanId(span.id);
+    payload.parentId = span.parentID ? exportedSpanId(span.parentID) : null;
     return payload;
+  }
+
+  override errorToObject(err: Error | boolean): Record<string, unknown> {
+    return safeErrorFields(err) as Record<string, unknown>;
   }
 
   /** Spans still queued go out on a graceful stop, not only on the next interval. */
