@@ -163,29 +163,25 @@ it('node server.ts as ops run it: the spans still queued at SIGTERM reach the co
   expect(wrong.output()).not.toMatch(/^\s+at /m); // no stack trace
 }, 120_000);
 
-it('a dead collector: requests answered as fast as before, the queue bounded, failures counted', async () => {
+it('a dead collector: requests still answered, the queue bounded, failures counted', async () => {
   const a = await bootstrap(t.baseUrl, { label: 'otlp-dead' });
   const missing = '/v1/documents/doc_01JNOSUCHDOCUMENT000000000';
-  /** Wall time of `count` requests, five at a time. */
-  const timeRequests = async (count: number) => {
-    const started = performance.now();
+  /** `count` requests, five at a time, each answered. */
+  const sendRequests = async (count: number) => {
     for (let i = 0; i < count; i += 5) {
       const answers = await Promise.all(Array.from({ length: 5 }, () => api(t.baseUrl, 'GET', missing, { key: a.apiKey })));
       for (const r of answers) expect(r.status).toBe(404);
     }
-    return performance.now() - started;
   };
-  await timeRequests(10); // warm
-  const alive = await timeRequests(40);
+  await sendRequests(40);
   await eventually(async () => otlpExporter().stats().pending === 0, 5_000, 'the queue drained while the collector is up');
   const before = otlpExporter().stats();
   expect(before.failedExports).toBe(0);
   expect(before.exportedSpans).toBeGreaterThan(0);
 
   await collector.close(); // the port is closed: every export is refused
-  const dead = await timeRequests(80);
-  // Not slower in any way a caller would notice (generous for a shared 2-core machine).
-  expect(dead / 80).toBeLessThan((alive / 40) * 3 + 20);
+  // Every request is still answered (what tracing costs is bench/metrics-overhead.bench.ts's to measure, not a timed test's).
+  await sendRequests(80);
   const stats = await eventually(async () => { const s = otlpExporter().stats(); return s.failedExports > before.failedExports && s.dropped > 0 ? s : undefined; }, 20_000, 'a failed export and dropped spans');
   expect(stats.pending).toBeLessThanOrEqual(100);
   expect(stats.exportedSpans).toBe(before.exportedSpans);
