@@ -11,7 +11,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
-import pg from 'pg';
+import { loseTheAnswer as loseAnswer, sqlOn } from '../support/lost-answer.ts';
 import addFormats from 'ajv-formats';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver.ts';
@@ -353,15 +353,8 @@ describe('Flow Service', () => {
   });
 
   describe('retries', () => {
-    async function sql(text: string, values: unknown[] = []) {
-      const client = new pg.Client({ connectionString: t.databaseUrl });
-      await client.connect();
-      try { return await client.query(text, values); } finally { await client.end(); }
-    }
-    /** What a gateway killed after the send committed, before it stored the answer, leaves: a processing claim whose lease lapsed. */
-    const loseTheAnswer = (key: string) => sql(
-      `update idempotency_keys set state = 'processing', locked_until = now() - interval '1 second', response_status = null, response_headers = null, response_body = null where key = $1`, [key],
-    );
+    const sql = (text: string, values: unknown[] = []) => sqlOn(t.databaseUrl, text, values);
+    const loseTheAnswer = (key: string) => loseAnswer(t.databaseUrl, key);
     const documentsNumbered = async (number: string) => (await sql(`select count(*)::int as n from documents where organization_id = $1 and number = $2`, [supplier.organizationId, number])).rows[0].n as number;
     const flowIdOf = (a: Answer) => (a.json as { flowId: string }).flowId;
 

@@ -5,7 +5,7 @@
  * identical concurrent requests execute once; stored answers survive a restart and expire after
  * 24 hours; the sandbox flush drops the calling key's cache.
  */
-import pg from 'pg';
+import { sqlOn } from '../support/lost-answer.ts';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp, replayedText } from '../support/app.ts';
 import { call } from '../../services/shared/call.ts';
 import { flushOrganization } from '../../services/idempotency/idempotency.contract.ts';
@@ -22,11 +22,7 @@ async function keyNames(baseUrl: string, apiKey: string): Promise<string[]> {
   return (res.body.data as Array<{ name: string }>).map((k) => k.name);
 }
 
-async function sql(text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: t.databaseUrl });
-  await client.connect();
-  try { return await client.query(text, values); } finally { await client.end(); }
-}
+const sql = (text: string, values: unknown[] = []) => sqlOn(t.databaseUrl, text, values);
 
 describe('Idempotency-Key', () => {
   it('replays the first answer byte for byte: status, body, Content-Type and Location; the action ran once', async () => {

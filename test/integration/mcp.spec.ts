@@ -6,7 +6,7 @@
  * a send retried under an idempotency key (argument or header) answering the first result, never a
  * second document; and /llms.txt written from the contracts.
  */
-import pg from 'pg';
+import { loseTheAnswer as loseAnswer, sqlOn } from '../support/lost-answer.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -140,15 +140,8 @@ describe('tools', () => {
 });
 
 describe('retries', () => {
-  async function sql(text: string, values: unknown[] = []) {
-    const client = new pg.Client({ connectionString: t.databaseUrl });
-    await client.connect();
-    try { return await client.query(text, values); } finally { await client.end(); }
-  }
-  /** What a process killed after the send committed, before it kept the answer, leaves: a processing claim whose lease lapsed. */
-  const loseTheAnswer = (key: string) => sql(
-    `update idempotency_keys set state = 'processing', locked_until = now() - interval '1 second', response_status = null, response_headers = null, response_body = null where key = $1`, [key],
-  );
+  const sql = (text: string, values: unknown[] = []) => sqlOn(t.databaseUrl, text, values);
+  const loseTheAnswer = (key: string) => loseAnswer(t.databaseUrl, key);
   const documentsNumbered = async (number: string) => (await sql('select count(*)::int as n from documents where organization_id = $1 and number = $2', [a.organizationId, number])).rows[0].n as number;
 
   it('send_document retried with the same idempotencyKey answers the first result, lost answer or not: one document; another body under the key is the conflict /v1 gives', async () => {

@@ -4,7 +4,7 @@
  * chaos suite does — the client's retry with the same key gets that document, not a 409 for its own
  * invoice number. Keys stay scoped to the credential; another body under the key is refused.
  */
-import pg from 'pg';
+import { loseTheAnswer as loseAnswer, sqlOn } from '../support/lost-answer.ts';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
 import { sandboxSendBody } from '../support/sandbox-send.ts';
 
@@ -14,17 +14,10 @@ let t: TestApp;
 beforeAll(async () => { t = await startTestApp(); });
 afterAll(async () => { await t.stop(); });
 
-async function sql(text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: t.databaseUrl });
-  await client.connect();
-  try { return await client.query(text, values); } finally { await client.end(); }
-}
+const sql = (text: string, values: unknown[] = []) => sqlOn(t.databaseUrl, text, values);
 
 describe('a send whose answer was lost', () => {
-  /** What a gateway killed after the send committed, before it stored the answer, leaves: a processing claim whose lease lapsed. */
-  const loseTheAnswer = (key: string) => sql(
-    `update idempotency_keys set state = 'processing', locked_until = now() - interval '1 second', response_status = null, response_headers = null, response_body = null where key = $1`, [key],
-  );
+  const loseTheAnswer = (key: string) => loseAnswer(t.databaseUrl, key);
   const invoice = (seller: { vatNumber: string }, buyer: { id: string; vatNumber: string }, number: string) =>
     sandboxSendBody({ number, sellerVat: seller.vatNumber, buyerVat: buyer.vatNumber, to: buyer.id, lines: 1 });
 

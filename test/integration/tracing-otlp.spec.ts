@@ -10,7 +10,7 @@
  */
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { eventually } from '../support/webhook-receiver.ts';
-import { startSpanCollector, checkRequestTrace, expectedTraceId, type SpanCollector } from '../support/span-collector.ts';
+import { startSpanCollector, checkRequestTrace, expectedTraceId, sendOneInvoice, type SpanCollector } from '../support/span-collector.ts';
 import { OtlpExporter } from '../../services/shared/tracing-otlp.ts';
 import { startServer, stop, waitFor } from '../support/server-process.ts';
 import { createTestDatabase } from '../support/database.ts';
@@ -56,23 +56,10 @@ async function loggedCalls(requestId: string, key: string) {
   return { entry: logged.body, calls: logged.body.upstreamCalls as Array<{ action: string; level: number }> };
 }
 
-const seller = { name: 'Acme SPRL', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } };
-const buyer = { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } };
 
 it('one send, one trace over OTLP: the request id on the root span, the actions below it as the request log has them', async () => {
   expect(otlpExporter()).toBeInstanceOf(OtlpExporter);
-  const [a, b] = [await bootstrap(t.baseUrl, { label: 'otlp-a' }), await bootstrap(t.baseUrl, { label: 'otlp-b' })];
-  const number = `OTLP-${Date.now()}`;
-  const sent = await api(t.baseUrl, 'POST', '/v1/documents/send', {
-    key: a.apiKey,
-    body: { type: 'invoice', format: 'json', from: a.company.id, to: b.company.peppolId, document: {
-      number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9', seller: { ...seller, vatNumber: a.company.vatNumber }, buyer,
-      lines: [{ description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
-    } },
-  });
-  expect(sent.status).toBe(201);
-  const requestId = sent.headers.get('x-request-id')!;
-  expect(requestId).toMatch(/^req_[0-9A-Z]{26}$/);
+  const { sender: a, requestId, number } = await sendOneInvoice(t.baseUrl, 'otlp');
   const { calls } = await loggedCalls(requestId, a.apiKey);
   expect(calls.map((c) => c.action)).toEqual(expect.arrayContaining(['documents.send', 'validation.validate']));
 

@@ -6,7 +6,7 @@
  */
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { eventually } from '../support/webhook-receiver.ts';
-import { startSpanCollector, checkRequestTrace, expectedTraceId, type SpanCollector } from '../support/span-collector.ts';
+import { startSpanCollector, checkRequestTrace, expectedTraceId, sendOneInvoice, type SpanCollector } from '../support/span-collector.ts';
 
 process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 process.env.EINV_RATE_LIMITS = 'free=100000';
@@ -26,22 +26,9 @@ afterAll(async () => {
   delete process.env.EINV_TRACING_URL;
 });
 
-const seller = { name: 'Acme SPRL', address: { street: 'Rue Neuve 1', city: 'Brussels', postalCode: '1000', country: 'BE' } };
-const buyer = { name: 'Client SA', vatNumber: 'FR40303265045', address: { street: '1 rue de Paris', city: 'Paris', postalCode: '75001', country: 'FR' } };
 
 it('one send, one trace: the request id on the root span, the actions below it as the request log has them', async () => {
-  const [a, b] = [await bootstrap(t.baseUrl, { label: 'trace-a' }), await bootstrap(t.baseUrl, { label: 'trace-b' })];
-  const number = `TRACE-${Date.now()}`;
-  const sent = await api(t.baseUrl, 'POST', '/v1/documents/send', {
-    key: a.apiKey,
-    body: { type: 'invoice', format: 'json', from: a.company.id, to: b.company.peppolId, document: {
-      number, issueDate: '2026-03-01', dueDate: '2026-04-01', buyerReference: 'PO-9', seller: { ...seller, vatNumber: a.company.vatNumber }, buyer,
-      lines: [{ description: 'Consulting', quantity: 2, unit: 'HUR', unitPrice: 100, vatRate: 21 }],
-    } },
-  });
-  expect(sent.status).toBe(201);
-  const requestId = sent.headers.get('x-request-id')!;
-  expect(requestId).toMatch(/^req_[0-9A-Z]{26}$/);
+  const { sender: a, requestId, number } = await sendOneInvoice(t.baseUrl, 'trace');
 
   const gateway = t.app.broker.getLocalService('gateway') as unknown as { guarantees: { log: { flush(): Promise<void> } } };
   await gateway.guarantees.log.flush();

@@ -12,6 +12,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { ulidToUUID } from 'ulid';
+import { api, bootstrap } from './app.ts';
+import { sandboxSendBody } from './sandbox-send.ts';
 
 export interface ZipkinSpan {
   traceId: string;
@@ -165,6 +167,18 @@ export async function startSpanCollector(): Promise<SpanCollector> {
 /** The trace id a request id maps to: its ULID as 128 bits, in hex (services/shared/tracing.ts). */
 export function expectedTraceId(requestId: string): string {
   return ulidToUUID(requestId.replace(/^req_/, '') as never).replace(/-/g, '').toLowerCase();
+}
+
+/** The request a trace test follows: one send between two fresh sandbox organizations; its request id and invoice number. */
+export async function sendOneInvoice(baseUrl: string, label: string) {
+  const [sender, recipient] = [await bootstrap(baseUrl, { label: `${label}-a` }), await bootstrap(baseUrl, { label: `${label}-b` })];
+  const number = `${label.toUpperCase()}-${Date.now()}`;
+  const body = sandboxSendBody({ number, sellerVat: sender.company.vatNumber, buyerVat: 'FR40303265045', to: recipient.company.peppolId, lines: 1 });
+  const sent = await api(baseUrl, 'POST', '/v1/documents/send', { key: sender.apiKey, body });
+  expect(sent.status).toBe(201);
+  const requestId = sent.headers.get('x-request-id')!;
+  expect(requestId).toMatch(/^req_[0-9A-Z]{26}$/);
+  return { sender, requestId, number };
 }
 
 export interface RequestLogCall { action: string; level: number }
