@@ -60,12 +60,12 @@ const holdView = (row: HoldRow): ArtefactHold => ({
   createdAt: new Date(row.created_at).toISOString(), releasedAt: row.released_at ? new Date(row.released_at).toISOString() : null,
 });
 
-export async function placeHold(ctx: Context<{ organizationId: string; sha256?: string; reason: string }>): Promise<ArtefactHold> {
+export async function placeHold(ctx: Context, params: { organizationId: string; sha256?: string | undefined; reason: string }): Promise<ArtefactHold> {
   const em = emOf(ctx);
-  const { organizationId, sha256, reason } = ctx.params;
+  const { organizationId, sha256, reason } = params;
   if (sha256) {
     const known = await em.fork().execute<unknown[]>('select 1 from artefacts where split_part(namespace, \'/\', 1) = ? and sha256 = ? limit 1', [organizationId, sha256], 'all');
-    if (!known.length) throw notFound('Artefact', sha256);
+    if (!known.length) throw notFound('Artefact of this organization', sha256);
   }
   const rows = await em.fork().execute<HoldRow[]>(
     'insert into artefact_holds (id, organization_id, sha256, reason, created_at) values (?, ?, ?, ?, ?) returning *',
@@ -73,16 +73,16 @@ export async function placeHold(ctx: Context<{ organizationId: string; sha256?: 
   return holdView(rows[0]!);
 }
 
-export async function releaseHold(ctx: Context<{ organizationId: string; id: string }>): Promise<ArtefactHold> {
+export async function releaseHold(ctx: Context, params: { organizationId: string; id: string }): Promise<ArtefactHold> {
   const rows = await emOf(ctx).fork().execute<HoldRow[]>(
     'update artefact_holds set released_at = coalesce(released_at, ?) where id = ? and organization_id = ? returning *',
-    [systemClock.now(), ctx.params.id, ctx.params.organizationId], 'all');
-  if (!rows[0]) throw notFound('Artefact hold', ctx.params.id);
+    [systemClock.now(), params.id, params.organizationId], 'all');
+  if (!rows[0]) throw notFound('Legal hold', params.id);
   return holdView(rows[0]);
 }
 
-export async function listHolds(ctx: Context<{ organizationId: string }>): Promise<{ data: ArtefactHold[] }> {
+export async function listHolds(ctx: Context, params: { organizationId: string }): Promise<{ data: ArtefactHold[] }> {
   const rows = await emOf(ctx).fork().execute<HoldRow[]>(
-    'select * from artefact_holds where organization_id = ? order by released_at is not null, created_at desc limit 1000', [ctx.params.organizationId], 'all');
+    'select * from artefact_holds where organization_id = ? order by released_at is not null, created_at desc limit 1000', [params.organizationId], 'all');
   return { data: rows.map(holdView) };
 }

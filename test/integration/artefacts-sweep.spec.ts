@@ -107,3 +107,47 @@ it('deletes originals whose retention has ended, keeps a held one until released
   expect(afterRelease.manifest).toMatchObject({ complete: true, artefacts: [] });
   expect(afterRelease.manifest.expired.map((e) => e.documentId).sort()).toEqual([first.id, second.id].sort());
 }, 60_000);
+
+it('an organization places and releases its own legal hold over HTTP; while it holds, the sweep keeps everything', async () => {
+  const [seller, buyer] = [await bootstrap(t.baseUrl), await bootstrap(t.baseUrl)];
+  const doc = await sendUbl(seller, buyer.company.peppolId, 'SWEEP-HTTP-1');
+  const namespace = `${seller.organizationId}/test`;
+  await sql(`update artefacts set retain_until = '2016-01-01', created_at = '2009-03-01', country = 'FR' where namespace = $1 and sha256 = $2`, [namespace, doc.sha256]);
+  const key = seller.apiKey;
+
+  const badHash = await api<{ error: { code: string } }>(t.baseUrl, 'POST', '/v1/archive/holds', { key, body: { sha256: 'not-a-hash', reason: 'audit' } });
+  expect(badHash.status).toBe(400);
+  const noReason = await api<{ error: { code: string } }>(t.baseUrl, 'POST', '/v1/archive/holds', { key, body: {} });
+  expect(noReason.status).toBe(400);
+  const unknown = await api<{ error: { code: string } }>(t.baseUrl, 'POST', '/v1/archive/holds', { key, body: { sha256: 'e'.repeat(64), reason: 'audit' } });
+  expect(unknown.status).toBe(404);
+  expect(unknown.body.error.code).toBe('RESOURCE_NOT_FOUND');
+  // The buyer holds the same bytes (its own received copy): its hold is on its copy, never on the seller's.
+  const buyerHold = await api<ArtefactHold>(t.baseUrl, 'POST', '/v1/archive/holds', { key: buyer.apiKey, body: { sha256: doc.sha256, reason: 'audit' } });
+  expect(buyerHold.status).toBe(201);
+  expect(buyerHold.body).toMatchObject({ organizationId: buyer.organizationId, sha256: doc.sha256 });
+
+  const placed = await api<ArtefactHold>(t.baseUrl, 'POST', '/v1/archive/holds', { key, body: { reason: 'Dispute with a buyer, case 2026-77' } });
+  expect(placed.status).toBe(201);
+  expect(placed.body).toMatchObject({ organizationId: seller.organizationId, sha256: null, reason: 'Dispute with a buyer, case 2026-77', releasedAt: null });
+  expect(placed.body.id).toMatch(/^hold_/);
+
+  await t.app.broker.call('documents.sweepArtefacts', {});
+  expect((await exported(key)).manifest.artefacts.map((a) => a.sha256)).toEqual([doc.sha256]);
+
+  const listed = await api<{ data: ArtefactHold[] }>(t.baseUrl, 'GET', '/v1/archive/holds', { key });
+  expect(listed.status).toBe(200);
+  expect(listed.body.data.map((h) => h.id)).toEqual([placed.body.id]);
+  expect((await api<{ data: ArtefactHold[] }>(t.baseUrl, 'GET', '/v1/archive/holds', { key: buyer.apiKey })).body.data.map((h) => h.id)).toEqual([buyerHold.body.id]);
+  // Only the organization that placed it releases it.
+  expect((await api(t.baseUrl, 'POST', `/v1/archive/holds/${placed.body.id}/release`, { key: buyer.apiKey })).status).toBe(404);
+
+  const released = await api<ArtefactHold>(t.baseUrl, 'POST', `/v1/archive/holds/${placed.body.id}/release`, { key });
+  expect(released.status).toBe(200);
+  expect(released.body.releasedAt).toEqual(expect.any(String));
+  // The buyer's hold on the same hash does not keep the seller's copy.
+  await t.app.broker.call('documents.sweepArtefacts', {});
+  const after = (await exported(key)).manifest;
+  expect(after.artefacts).toEqual([]);
+  expect(after.expired.map((e) => e.documentId)).toEqual([doc.id]);
+}, 60_000);
