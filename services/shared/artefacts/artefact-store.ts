@@ -9,7 +9,8 @@
  *   retention); there is no overwrite path.
  * - **Retained**: an artefact keeps a `retainUntil` (services/shared/artefacts/retention.ts); a
  *   delete before it refuses with RETENTION_PERIOD_ACTIVE. Every path that deletes artefacts goes
- *   through `delete`.
+ *   through `delete`, or through the retention sweep (sweep.ts), which deletes only what has ended
+ *   its retention and no legal hold keeps.
  *
  * The bytes sit in PostgreSQL (embedded default) or in an S3-compatible object store; the index of
  * what is stored (hash, size, where, retention) is always a PostgreSQL table, so retention and
