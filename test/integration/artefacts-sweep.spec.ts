@@ -2,7 +2,8 @@
  * The retention sweep through the documents service, with the object store (s3rver on 127.0.0.1):
  * originals whose retention has ended are deleted, one under a legal hold is kept until the hold is
  * released, the documents naming them read as expired (a clear 404, never a 500), and the archive
- * export stays complete and verifiable: what went is listed as expired, what remains hashes right.
+ * export stays complete and verifiable: what went is listed as expired, what remains hashes right;
+ * and the run shows in the metrics (einv_artefacts_swept_total).
  */
 import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
@@ -11,6 +12,9 @@ import pg from 'pg';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
 import { startS3Server, type TestS3 } from '../support/s3-server.ts';
+import { freePort } from '../support/servers.ts';
+import { eventually } from '../support/webhook-receiver.ts';
+import { parseExposition, valueOf } from '../support/prometheus.ts';
 import type { ArchiveManifest } from '../../services/documents/archive.contract.ts';
 import type { ArtefactHold } from '../../services/documents/artefacts.contract.ts';
 import type { SweepReport } from '../../services/shared/artefacts/sweep.ts';
@@ -20,7 +24,12 @@ process.env.EINV_BOOTSTRAP_PER_IP_PER_HOUR = '1000';
 let t: TestApp;
 let s3: TestS3;
 let client: S3Client;
+let metricsUrl: string;
 beforeAll(async () => {
+  const metricsPort = await freePort();
+  process.env.EINV_METRICS_PORT = String(metricsPort);
+  process.env.EINV_METRICS_HOST = '127.0.0.1';
+  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   s3 = await startS3Server();
   Object.assign(process.env, s3.env);
   client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
@@ -31,7 +40,15 @@ afterAll(async () => {
   client?.destroy();
   await s3?.stop();
   for (const name of Object.keys(s3?.env ?? {})) delete process.env[name];
+  delete process.env.EINV_METRICS_PORT;
+  delete process.env.EINV_METRICS_HOST;
 });
+
+async function swept(outcome: string): Promise<number> {
+  const res = await fetch(metricsUrl);
+  expect(res.status).toBe(200);
+  return valueOf(parseExposition(await res.text()), 'einv_artefacts_swept_total', { outcome }) ?? 0;
+}
 
 async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
   const c = new pg.Client({ connectionString: t.databaseUrl });
@@ -81,8 +98,10 @@ it('deletes originals whose retention has ended, keeps a held one until released
   const hold = await broker.call<ArtefactHold, object>('documents.placeArtefactHold', { organizationId: seller.organizationId, sha256: second.sha256, reason: 'VAT audit 2026-114' });
   expect(hold).toMatchObject({ organizationId: seller.organizationId, sha256: second.sha256, releasedAt: null });
 
+  const expiredBefore = await swept('expired');
   const report = await broker.call<SweepReport, object>('documents.sweepArtefacts', {});
   expect(report.byOrganization[seller.organizationId]).toEqual({ expired: 1, unnamed: 0 });
+  expect(await swept('expired')).toBe(expiredBefore + 1);
   expect(await objectThere(keyOf(first.sha256))).toBe(false);
   expect(await objectThere(keyOf(second.sha256))).toBe(true);
 
@@ -117,12 +136,14 @@ it('an organization places and releases its own legal hold over HTTP; while it h
 
   const badHash = await api<{ error: { code: string } }>(t.baseUrl, 'POST', '/v1/archive/holds', { key, body: { sha256: 'not-a-hash', reason: 'audit' } });
   expect(badHash.status).toBe(400);
+  expect(JSON.stringify(badHash.body)).toMatch(/sha256/);
   const noReason = await api<{ error: { code: string } }>(t.baseUrl, 'POST', '/v1/archive/holds', { key, body: {} });
   expect(noReason.status).toBe(400);
   const unknown = await api<{ error: { code: string } }>(t.baseUrl, 'POST', '/v1/archive/holds', { key, body: { sha256: 'e'.repeat(64), reason: 'audit' } });
   expect(unknown.status).toBe(404);
   expect(unknown.body.error.code).toBe('RESOURCE_NOT_FOUND');
-  // The buyer holds the same bytes (its own received copy): its hold is on its copy, never on the seller's.
+  // The buyer holds the same bytes (its own received copy, once delivered): its hold is on its copy, never on the seller's.
+  await eventually(async () => (await sql('select 1 from artefacts where namespace = $1 and sha256 = $2', [`${buyer.organizationId}/test`, doc.sha256])).length > 0 || undefined, 15_000, 'the buyer\'s copy');
   const buyerHold = await api<ArtefactHold>(t.baseUrl, 'POST', '/v1/archive/holds', { key: buyer.apiKey, body: { sha256: doc.sha256, reason: 'audit' } });
   expect(buyerHold.status).toBe(201);
   expect(buyerHold.body).toMatchObject({ organizationId: buyer.organizationId, sha256: doc.sha256 });
