@@ -1,8 +1,9 @@
 /**
  * The documents service's side of the retention sweep (services/shared/artefacts/sweep.ts): its
  * schedule (EINV_ARTEFACT_SWEEP_CRON, node-cron like the other pollers; every replica runs it and
- * FOR UPDATE SKIP LOCKED shares the rows), a log line and metric per batch (counts and organization
- * ids, never contents), and the legal holds that stop it (`artefact_holds`, a table of this service).
+ * FOR UPDATE SKIP LOCKED shares the rows), a log line and metric per batch (counts and namespaces,
+ * never contents), an `artefacts.swept` event per organization and mode in the event log, and the
+ * legal holds that stop it (`artefact_holds`, a table of this service).
  */
 import type { Context, Service, ServiceBroker } from 'moleculer';
 
@@ -10,6 +11,9 @@ type LoggerInstance = Service['logger'];
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { schedule, type ScheduledTask } from 'node-cron';
 import { emOf } from '../../mixins/orm.mixin.ts';
+import { recordEvent } from '../../mixins/outbox.mixin.ts';
+import { OUTBOX_WRITTEN_EVENT } from '../events/events.contract.ts';
+import { parseNamespaceKey } from '../shared/artefacts/artefact-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import { databaseOf } from '../shared/persistence/database.ts';
 import { notFound } from '../shared/errors.ts';
@@ -27,17 +31,34 @@ export async function runArtefactSweep(broker: ServiceBroker, logger: LoggerInst
     now, policy: retentionPolicyOf(broker), batch: settings.batch, maxBatches: settings.maxBatches, leaseMs: settings.leaseMs, orphanGraceMs: settings.orphanGraceMs,
     onBatch: (batch) => observeBatch(broker, logger, batch),
   });
+  await recordSweepEvents(broker, report, now);
   if (report.expired || report.unnamed || report.failed) {
     logger.info(`Artefact sweep: ${report.expired} expired, ${report.unnamed} unnamed deleted, ${report.lengthened} kept for a lengthened retention, ${report.failed} failed (retried after the lease)`);
   }
   return report;
 }
 
+/**
+ * One `artefacts.swept` event per organization and mode the run deleted something of (log-only: in
+ * the event log, `GET /v1/events`, never sent to webhooks), in one transaction after the run.
+ */
+async function recordSweepEvents(broker: ServiceBroker, report: SweepReport, now: Date): Promise<void> {
+  const entries = Object.entries(report.byNamespace);
+  if (!entries.length) return;
+  await (databaseOf(broker).em as EntityManager).fork().transactional(async (tx) => {
+    for (const [ns, counts] of entries) {
+      const { organizationId, livemode } = parseNamespaceKey(ns);
+      await recordEvent(tx, { organizationId, livemode, type: 'artefacts.swept', data: { expired: counts.expired, unnamed: counts.unnamed, sweptAt: now.toISOString() } });
+    }
+  });
+  void broker.broadcast(OUTBOX_WRITTEN_EVENT, {});
+}
+
 function observeBatch(broker: ServiceBroker, logger: LoggerInstance, batch: SweepBatch): void {
   const outcomes = { [batch.kind]: batch.deleted, lengthened: batch.lengthened, failed: batch.failed };
   for (const [outcome, n] of Object.entries(outcomes)) if (n) countMetric(broker, 'artefactsSwept', { outcome }, n);
-  const orgs = Object.entries(batch.byOrganization).map(([org, n]) => `${org}=${n}`).join(' ');
-  (batch.failed ? logger.warn : logger.info).call(logger, `Artefact sweep batch (${batch.kind}): ${batch.deleted} deleted, ${batch.lengthened} lengthened, ${batch.failed} failed${orgs ? `; by organization ${orgs}` : ''}`);
+  const namespaces = Object.entries(batch.byNamespace).map(([ns, n]) => `${ns}=${n}`).join(' ');
+  (batch.failed ? logger.warn : logger.info).call(logger, `Artefact sweep batch (${batch.kind}): ${batch.deleted} deleted, ${batch.lengthened} lengthened, ${batch.failed} failed${namespaces ? `; by namespace ${namespaces}` : ''}`);
 }
 
 /** Starts the schedule (none when EINV_ARTEFACT_SWEEP_CRON=off). A failed run is logged; the next tick runs again. */

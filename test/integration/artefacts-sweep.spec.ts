@@ -3,7 +3,7 @@
  * originals whose retention has ended are deleted, one under a legal hold is kept until the hold is
  * released, the documents naming them read as expired (a clear 404, never a 500), and the archive
  * export stays complete and verifiable: what went is listed as expired, what remains hashes right;
- * and the run shows in the metrics (einv_artefacts_swept_total).
+ * and the run shows in the metrics (einv_artefacts_swept_total) and the event log (artefacts.swept).
  */
 import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
@@ -102,6 +102,10 @@ it('deletes originals whose retention has ended, keeps a held one until released
   const report = await broker.call<SweepReport, object>('documents.sweepArtefacts', {});
   expect(report.byOrganization[seller.organizationId]).toEqual({ expired: 1, unnamed: 0 });
   expect(await swept('expired')).toBe(expiredBefore + 1);
+  // One event per organization and mode in the event log (log-only: no webhook), counts and no content.
+  const events = await api<{ data: Array<{ type: string; livemode: boolean; data: Record<string, unknown> }> }>(t.baseUrl, 'GET', '/v1/events?type=artefacts.swept', { key: seller.apiKey });
+  expect(events.status).toBe(200);
+  expect(events.body.data).toEqual([expect.objectContaining({ type: 'artefacts.swept', livemode: false, data: { expired: 1, unnamed: 0, sweptAt: expect.any(String) } })]);
   expect(await objectThere(keyOf(first.sha256))).toBe(false);
   expect(await objectThere(keyOf(second.sha256))).toBe(true);
 

@@ -49,7 +49,7 @@ export interface SweepOptions {
   leaseMs: number;
   /** Bytes nobody names are kept this long after they were written (a put in progress names them soon). */
   orphanGraceMs: number;
-  /** Called once per batch (a log line, a metric): counts and organizations only, never contents. */
+  /** Called once per batch (a log line, a metric): counts and namespaces only, never contents. */
   onBatch?: (batch: SweepBatch) => void;
   /** Test seams: a crash between the steps. */
   afterClaim?: () => void | Promise<void>;
@@ -64,8 +64,8 @@ export interface SweepBatch {
   lengthened: number;
   /** Artefacts whose bytes could not be deleted (left claimed, retried after the lease). */
   failed: number;
-  /** Deleted per organization. */
-  byOrganization: Record<string, number>;
+  /** Deleted per namespace (`<organization>/<live|test>`). */
+  byNamespace: Record<string, number>;
 }
 
 export interface SweepReport {
@@ -74,6 +74,8 @@ export interface SweepReport {
   lengthened: number;
   failed: number;
   byOrganization: Record<string, { expired: number; unnamed: number }>;
+  /** The same per namespace (`<organization>/<live|test>`): one event per organization and mode. */
+  byNamespace: Record<string, { expired: number; unnamed: number }>;
 }
 
 interface DueRow {
@@ -96,14 +98,14 @@ const notHeld = (alias: string): string => `not exists (select 1 from artefact_h
 const listingCursors = new WeakMap<S3BlobBackend, string>();
 
 export async function sweepArtefacts(artefacts: Artefacts, em: EntityManager, options: SweepOptions): Promise<SweepReport> {
-  const report: SweepReport = { expired: 0, unnamed: 0, lengthened: 0, failed: 0, byOrganization: {} };
+  const report: SweepReport = { expired: 0, unnamed: 0, lengthened: 0, failed: 0, byOrganization: {}, byNamespace: {} };
   const record = (batch: SweepBatch): void => {
     report[batch.kind] += batch.deleted;
     report.lengthened += batch.lengthened;
     report.failed += batch.failed;
-    for (const [org, n] of Object.entries(batch.byOrganization)) {
-      const entry = (report.byOrganization[org] ??= { expired: 0, unnamed: 0 });
-      entry[batch.kind] += n;
+    for (const [ns, n] of Object.entries(batch.byNamespace)) {
+      (report.byNamespace[ns] ??= { expired: 0, unnamed: 0 })[batch.kind] += n;
+      (report.byOrganization[parseNamespaceKey(ns).organizationId] ??= { expired: 0, unnamed: 0 })[batch.kind] += n;
     }
     options.onBatch?.(batch);
   };
@@ -117,7 +119,7 @@ export async function sweepArtefacts(artefacts: Artefacts, em: EntityManager, op
 
   for (let i = 0; i < options.maxBatches; i++) {
     const deleted = await deleteUnnamedPgBytes(em, options);
-    if (deleted.length) record({ kind: 'unnamed', deleted: deleted.length, lengthened: 0, failed: 0, byOrganization: countByOrganization(deleted) });
+    if (deleted.length) record({ kind: 'unnamed', deleted: deleted.length, lengthened: 0, failed: 0, byNamespace: countByNamespace(deleted) });
     if (deleted.length < options.batch) break;
   }
 
@@ -194,7 +196,7 @@ async function deleteClaimed(artefacts: Artefacts, em: EntityManager, claimed: A
       }
     });
   }
-  return { deleted: done.length, failed, byOrganization: countByOrganization(done) };
+  return { deleted: done.length, failed, byNamespace: countByNamespace(done) };
 }
 
 /** PostgreSQL bytes no live row names, older than the grace period, not held: deleted in one statement. */
@@ -232,11 +234,8 @@ async function adoptUnnamedObjects(em: EntityManager, objects: Array<{ namespace
   return out;
 }
 
-function countByOrganization(rows: Array<{ namespace: string }>): Record<string, number> {
+function countByNamespace(rows: Array<{ namespace: string }>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const r of rows) {
-    const org = parseNamespaceKey(r.namespace).organizationId;
-    out[org] = (out[org] ?? 0) + 1;
-  }
+  for (const r of rows) out[r.namespace] = (out[r.namespace] ?? 0) + 1;
   return out;
 }
