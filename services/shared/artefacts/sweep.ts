@@ -24,8 +24,10 @@
  * names it (puts of the same bytes share the row and only lengthen its retention), so bytes are
  * deleted only when the retention of every document naming them has ended.
  *
- * Bytes nobody names: in PostgreSQL, one statement deletes `artefact_contents` rows older than the
- * grace period that no live row names (a put renews the time of bytes it finds, pg-blob-backend.ts);
+ * Bytes nobody names: in PostgreSQL, `artefact_contents` is read page by page in the order written
+ * (bounded per run, resumed where the last run stopped) and one statement per page deletes the rows
+ * older than the grace period that no live row names (a put renews the time of bytes it finds,
+ * pg-blob-backend.ts);
  * in the object store, the bucket is listed page by page (bounded per run, resumed where the last
  * run stopped), and each object older than the grace period with no row is adopted as a claimed row
  * and goes through steps 2 and 3.
@@ -94,8 +96,13 @@ interface Claimed { namespace: string; sha256: string; location: ArtefactLocatio
 const notHeld = (alias: string): string => `not exists (select 1 from artefact_holds h where h.released_at is null
   and h.organization_id = split_part(${alias}.namespace, '/', 1) and (h.sha256 is null or h.sha256 = ${alias}.sha256))`;
 
-/** Where the object store's listing stopped, per store (the next run goes on from there). */
+/**
+ * Where the scans for unnamed bytes stopped (the next run goes on from there, so a run is bounded
+ * and still every row is reached): the object store's listing per backend, the PostgreSQL table's
+ * (time written, namespace, hash) per store.
+ */
 const listingCursors = new WeakMap<S3BlobBackend, string>();
+const pgCursors = new WeakMap<Artefacts, { at: string; namespace: string; sha256: string }>();
 
 export async function sweepArtefacts(artefacts: Artefacts, em: EntityManager, options: SweepOptions): Promise<SweepReport> {
   const report: SweepReport = { expired: 0, unnamed: 0, lengthened: 0, failed: 0, byOrganization: {}, byNamespace: {} };
@@ -117,10 +124,17 @@ export async function sweepArtefacts(artefacts: Artefacts, em: EntityManager, op
     record({ kind: 'expired', ...batch, lengthened });
   }
 
+  const cutoff = new Date(options.now.getTime() - options.orphanGraceMs);
   for (let i = 0; i < options.maxBatches; i++) {
-    const deleted = await deleteUnnamedPgBytes(em, options);
+    const after = pgCursors.get(artefacts) ?? { at: '-infinity', namespace: '', sha256: '' };
+    const page = await em.fork().execute<Array<{ at: string; namespace: string; sha256: string }>>(
+      `select created_at::text as at, namespace, sha256 from artefact_contents
+       where created_at < ? and (created_at, namespace, sha256) > (?::timestamptz, ?, ?) order by created_at, namespace, sha256 limit ${options.batch}`,
+      [cutoff, after.at, after.namespace, after.sha256], 'all');
+    if (page.length === options.batch) pgCursors.set(artefacts, page.at(-1)!); else pgCursors.delete(artefacts);
+    const deleted = page.length ? await deleteUnnamedPgBytes(em, page, cutoff) : [];
     if (deleted.length) record({ kind: 'unnamed', deleted: deleted.length, lengthened: 0, failed: 0, byNamespace: countByNamespace(deleted) });
-    if (deleted.length < options.batch) break;
+    if (page.length < options.batch) break;
   }
 
   const s3 = [artefacts.primary].find((b): b is S3BlobBackend => b instanceof S3BlobBackend);
@@ -199,16 +213,20 @@ async function deleteClaimed(artefacts: Artefacts, em: EntityManager, claimed: A
   return { deleted: done.length, failed, byNamespace: countByNamespace(done) };
 }
 
-/** PostgreSQL bytes no live row names, older than the grace period, not held: deleted in one statement. */
-async function deleteUnnamedPgBytes(em: EntityManager, options: SweepOptions): Promise<Array<{ namespace: string }>> {
+/**
+ * Of one page of PostgreSQL bytes older than the grace period, those no live row names and no hold
+ * covers: deleted in one statement (the conditions are checked again on the locked rows, so bytes a
+ * put renewed meanwhile stay).
+ */
+async function deleteUnnamedPgBytes(em: EntityManager, page: Array<{ namespace: string; sha256: string }>, cutoff: Date): Promise<Array<{ namespace: string }>> {
   return em.fork().execute<Array<{ namespace: string }>>(
     `delete from artefact_contents c where (c.namespace, c.sha256) in (
        select o.namespace, o.sha256 from artefact_contents o
-       where o.created_at < ? and ${notHeld('o')}
+       where (o.namespace, o.sha256) in (${page.map(() => '(?, ?)').join(', ')}) and o.created_at < ? and ${notHeld('o')}
          and not exists (select 1 from artefacts a where a.namespace = o.namespace and a.sha256 = o.sha256 and a.location = 'pg' and a.expired_at is null)
-       limit ${options.batch} for update of o skip locked)
+       for update of o skip locked)
      returning c.namespace`,
-    [new Date(options.now.getTime() - options.orphanGraceMs)], 'all');
+    [...page.flatMap((p) => [p.namespace, p.sha256]), cutoff], 'all');
 }
 
 /**

@@ -17,7 +17,7 @@ export class Migration20261128030000_artefact_sweep extends Migration {
     this.addSql(`create index "artefacts_sweep_due_index" on "artefacts" ("retain_until") where "expired_at" is null and "retain_until" is not null;`);
     this.addSql(`create index "artefacts_sweep_claimed_index" on "artefacts" ("sweep_claimed_at") where "sweep_claimed_at" is not null;`);
     this.addSql(`alter table "artefact_contents" add column "created_at" timestamptz not null default now();`);
-    this.addSql(`create index "artefact_contents_created_at_index" on "artefact_contents" ("created_at");`);
+    this.addSql(`create index "artefact_contents_created_at_index" on "artefact_contents" ("created_at", "namespace", "sha256");`);
     this.addSql(`create table "artefact_holds" ("id" varchar(64) not null, "organization_id" varchar(128) not null, "sha256" char(64) null, "reason" varchar(500) not null, "created_at" timestamptz not null, "released_at" timestamptz null, constraint "artefact_holds_pkey" primary key ("id"));`);
     this.addSql(`create index "artefact_holds_active_index" on "artefact_holds" ("organization_id", "sha256") where "released_at" is null;`);
   }

@@ -220,6 +220,27 @@ describe.each([
   });
 });
 
+describe('a bounded run', () => {
+  it('stops after its batches and the next run goes on where it stopped', async () => {
+    const pgStore = new Artefacts(em(), new PgBlobBackend(em()));
+    const ns = freshNamespace();
+    // The oldest bytes in the table: first one a row names, then one nobody names.
+    const named = (await pgStore.put({ namespace: ns, bytes: randomBytes(64), contentType: 'application/xml', retainUntil: null })).sha256;
+    const orphan = randomBytes(64);
+    const orphanSha = (await import('../../../../../services/shared/artefacts/artefacts.ts')).sha256Hex(orphan);
+    await pgStore.primary.write(ns, orphanSha, orphan, 'application/xml');
+    await sql(`update artefact_contents set created_at = '2000-01-01' where namespace = ? and sha256 = ?`, [namespaceKey(ns), named]);
+    await sql(`update artefact_contents set created_at = '2000-01-02' where namespace = ? and sha256 = ?`, [namespaceKey(ns), orphanSha]);
+    const run = () => sweepArtefacts(pgStore, em(), { now: new Date(), policy, batch: 1, maxBatches: 1, leaseMs: HOUR, orphanGraceMs: HOUR });
+
+    expect((await run()).byOrganization[ns.organizationId]).toBeUndefined();
+    expect(await pgStore.primary.read(ns, orphanSha)).not.toBeNull();
+    expect((await run()).byOrganization[ns.organizationId]).toEqual({ expired: 0, unnamed: 1 });
+    expect(await pgStore.primary.read(ns, orphanSha)).toBeNull();
+    expect(await pgStore.primary.read(ns, named)).not.toBeNull();
+  });
+});
+
 describe('sweep settings', () => {
   it('runs daily by default, can be switched off, and refuses a wrong schedule or bound', () => {
     expect(sweepSettingsFromEnv({})).toEqual({ cron: '30 3 * * *', batch: 100, maxBatches: 100, orphanGraceMs: 24 * HOUR, leaseMs: HOUR });
