@@ -54,23 +54,26 @@ export class Artefacts implements ArtefactStore {
   private readonly backends: Map<ArtefactLocation, BlobBackend>;
   private readonly em: EntityManager;
   readonly primary: BlobBackend;
+  /** The sweep's lease (EINV_ARTEFACT_SWEEP_LEASE_MINUTES): a claim older than this is a crashed sweep's. */
+  private readonly sweepLeaseMs: number;
 
   /**
    * `primary`: where new bytes are written. `others`: backends still read from (the PostgreSQL
    * table while a migration to the object store runs).
    */
-  constructor(em: EntityManager, primary: BlobBackend, others: BlobBackend[] = []) {
+  constructor(em: EntityManager, primary: BlobBackend, others: BlobBackend[] = [], options: { sweepLeaseMs?: number } = {}) {
     this.em = em;
     this.primary = primary;
     this.backends = new Map([...others, primary].map((b) => [b.location, b]));
+    this.sweepLeaseMs = options.sweepLeaseMs ?? 3_600_000;
   }
 
   async put(input: ArtefactInput): Promise<PutResult> {
     const sha256 = sha256Hex(input.bytes);
     const size = input.bytes.byteLength;
     const ns = namespaceKey(input.namespace);
-    const known = await this.row(input.namespace, sha256);
-    if (known?.sweep_claimed_at) throw new ArtefactBeingDeletedError(input.namespace, sha256);
+    let known = await this.row(input.namespace, sha256);
+    if (known?.sweep_claimed_at) known = await this.finishCrashedSweep(input.namespace, known);
     if (known && !known.expired_at) {
       if (!(await this.extendRetention(ns, sha256, input.retainUntil))) throw new ArtefactBeingDeletedError(input.namespace, sha256);
       return { sha256, size, created: false };
@@ -174,6 +177,23 @@ export class Artefacts implements ArtefactStore {
   private async row(namespace: ArtefactNamespace, sha256: string): Promise<IndexRow | undefined> {
     const rows = await this.em.fork().execute<IndexRow[]>(`select ${COLUMNS} from artefacts where namespace = ? and sha256 = ?`, [namespaceKey(namespace), sha256], 'all');
     return rows[0];
+  }
+
+  /**
+   * A put meeting a sweep's claim: while the claim is fresh the sweep is deleting the bytes, so the
+   * put is refused (retryable). A claim older than the lease is a crashed sweep's: the put finishes
+   * its deletion (bytes removed, row tombstoned, only if the claim is still that one) and goes on as
+   * over any tombstone, so a writer never waits for the next scheduled run.
+   */
+  private async finishCrashedSweep(namespace: ArtefactNamespace, row: IndexRow): Promise<IndexRow> {
+    const claimedAt = new Date(row.sweep_claimed_at!);
+    if (systemClock.now().getTime() - claimedAt.getTime() < this.sweepLeaseMs) throw new ArtefactBeingDeletedError(namespace, row.sha256);
+    await this.backendFor(row.location).remove(namespace, row.sha256);
+    const done = await this.em.fork().execute<IndexRow[]>(
+      `update artefacts set expired_at = coalesce(expired_at, ?), sweep_claimed_at = null where namespace = ? and sha256 = ? and sweep_claimed_at = ? returning ${COLUMNS}`,
+      [systemClock.now(), row.namespace, row.sha256, claimedAt], 'all');
+    if (!done[0]) throw new ArtefactBeingDeletedError(namespace, row.sha256);
+    return done[0];
   }
 
   /**

@@ -53,7 +53,8 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv = process.env): S3Setti
 export function artefactsFromEnv(em: EntityManager, env: NodeJS.ProcessEnv = process.env): Artefacts {
   const pg = new PgBlobBackend(em);
   const s3 = s3SettingsFromEnv(env);
-  return s3 ? new Artefacts(em, new S3BlobBackend(s3), [pg]) : new Artefacts(em, pg);
+  const options = { sweepLeaseMs: sweepSettingsFromEnv(env).leaseMs };
+  return s3 ? new Artefacts(em, new S3BlobBackend(s3), [pg], options) : new Artefacts(em, pg, [], options);
 }
 
 export interface SweepSettings {

@@ -59,7 +59,7 @@ describe.each([
   ['PostgreSQL', 'pg' as const],
   ['S3-compatible store (s3rver)', 's3' as const],
 ])('retention sweep on %s', (_name, location) => {
-  const store = (): Artefacts => (location === 'pg' ? new Artefacts(em(), new PgBlobBackend(em())) : new Artefacts(em(), s3Backend, [new PgBlobBackend(em())]));
+  const store = (options: { sweepLeaseMs?: number } = {}): Artefacts => (location === 'pg' ? new Artefacts(em(), new PgBlobBackend(em()), [], options) : new Artefacts(em(), s3Backend, [new PgBlobBackend(em())], options));
   const sweep = (now: Date, more: Partial<SweepOptions> = {}) => sweepArtefacts(store(), em(), { now, policy, batch: 2, maxBatches: 1000, leaseMs: HOUR, orphanGraceMs: 24 * HOUR, ...more });
 
   /** Whether the backend still holds the bytes (asked of the backend itself, not through the index). */
@@ -152,12 +152,19 @@ describe.each([
   it('a crash between the steps leaves a state the next run completes (after the lease)', async () => {
     const ns = freshNamespace();
     const [a, b] = [await putLive(ns, 'FR'), await putLive(ns, 'FR')];
+    const cBytes = randomBytes(300);
+    const c = await putLive(ns, 'FR', cBytes);
     const crash = (): never => { throw new Error('simulated crash'); };
 
     // Crashed after the claim: bytes still there, rows claimed (read as expired, not served).
     await expect(sweep(IN_FR_EXPIRY, { batch: 1000, afterClaim: crash })).rejects.toThrow('simulated crash');
     expect(await bytesThere(ns, a)).toBe(true);
     await expect(store().get(ns, a)).rejects.toBeInstanceOf(ArtefactExpiredError);
+    // A writer meeting the claim: refused while it is fresh; past the lease, it finishes the crashed deletion and stores the bytes again.
+    await expect(putLive(ns, 'FR', cBytes)).rejects.toBeInstanceOf(ArtefactBeingDeletedError);
+    await store({ sweepLeaseMs: 0 }).put({ namespace: ns, bytes: cBytes, contentType: 'application/xml', country: 'IT', retainUntil: retainUntil(policy, { livemode: true, country: 'IT', storedAt }) });
+    expect((await store().get(ns, c)).equals(cBytes)).toBe(true);
+    expect(await store().stat(ns, c)).toMatchObject({ expiredAt: null, country: 'IT' });
     // Within the lease another run leaves them to their (crashed) claimant.
     expect((await sweep(IN_FR_EXPIRY)).byOrganization[ns.organizationId]).toBeUndefined();
     // Crashed again after deleting the bytes, before the finish: the bytes are gone, the rows still claimed.
