@@ -12,6 +12,7 @@ import { emOf } from '../../mixins/orm.mixin.ts';
 import { principalOf } from '../shared/auth.ts';
 import { systemClock } from '../shared/clock.ts';
 import { DomainError } from '../shared/errors.ts';
+import { ArtefactExpiredError } from '../shared/artefacts/artefact-store.ts';
 import type { ClearanceRecord } from './document.entity.ts';
 import type { ExchangeEvidence } from '../../adapters/sdk/index.ts';
 import { artefactsOf } from './originals.ts';
@@ -90,6 +91,7 @@ export async function exportArchive(ctx: Context<{ companyId?: string }>): Promi
     };
     const entries: ArchiveEntry[] = [];
     const unavailable: ArchiveManifest['unavailable'] = [];
+    const expired: ArchiveManifest['expired'] = [];
     let documents = 0;
     for (let rows = await page(''); rows.length; rows = rows.length === PAGE ? await page(rows.at(-1)!.id) : []) {
       for (const row of rows) {
@@ -100,6 +102,11 @@ export async function exportArchive(ctx: Context<{ companyId?: string }>): Promi
           try {
             bytes = await a.read();
           } catch (err) {
+            // Deleted at the end of its retention: lawfully gone, said so, and the archive is still complete.
+            if (err instanceof ArtefactExpiredError) {
+              expired.push({ documentId: row.id, kind: a.kind, expiredAt: err.expiredAt.toISOString() });
+              continue;
+            }
             unavailable.push({ documentId: row.id, kind: a.kind, error: (err as Error).message });
             continue;
           }
@@ -112,7 +119,7 @@ export async function exportArchive(ctx: Context<{ companyId?: string }>): Promi
         }
       }
     }
-    const manifest: ArchiveManifest = { organizationId: auth.organizationId, livemode: auth.livemode, companyId, generatedAt: systemClock.now().toISOString(), algorithm: 'SHA-256', documents, artefacts: entries, complete: unavailable.length === 0, unavailable };
+    const manifest: ArchiveManifest = { organizationId: auth.organizationId, livemode: auth.livemode, companyId, generatedAt: systemClock.now().toISOString(), algorithm: 'SHA-256', documents, artefacts: entries, complete: unavailable.length === 0, unavailable, expired };
     add('manifest.json', Buffer.from(JSON.stringify(manifest, null, 2)), true);
     add('SHA256SUMS', Buffer.from(entries.map((e) => `${e.sha256}  ${e.path}\n`).join('')), true);
     zip.end();

@@ -35,6 +35,8 @@ import { artefactsOf, releaseArtefacts } from './originals.ts';
 import * as contract from './documents.contract.ts';
 import * as archive from './archive.contract.ts';
 import { exportArchive } from './archive-export.ts';
+import * as artefactRetention from './artefacts.contract.ts';
+import { listHolds, placeHold, releaseHold, runArtefactSweep, scheduleArtefactSweep } from './artefact-sweep.ts';
 
 // What a lifecycle step sets going beyond the platform: the buyer's answer to the sender, the status to the tax platform.
 handleFollowUps('respond', respondToSender);
@@ -58,6 +60,7 @@ const DocumentsService: ServiceSchema = {
     self.workers.preload(PARSE_TASKS);
     // The artefact store from EINV_ARTEFACTS_* now: a wrong setting stops the start, not the first send.
     artefactsOf(this.broker);
+    self.artefactSweep = scheduleArtefactSweep(this.broker, this.logger);
   },
 
   async stopped() {
@@ -67,6 +70,7 @@ const DocumentsService: ServiceSchema = {
     delivery.stopping = true;
     await Promise.allSettled([...delivery.inflight]);
     await releaseWorkerPool((this as unknown as DocsThis).workers);
+    await (this as unknown as DocsThis).artefactSweep?.stop();
     releaseArtefacts(this.broker);
   },
 
@@ -78,6 +82,13 @@ const DocumentsService: ServiceSchema = {
     get: implement(contract.get, async (ctx) => documentView(await findDocument(emOf(ctx), principalOf(ctx), ctx.params.id))),
     originalRepresentation: implement(contract.originalRepresentation, representations.original),
     exportArchive: implement(archive.exportArchive, exportArchive),
+    placeArtefactHold: implement(artefactRetention.placeArtefactHold, async (ctx) => placeHold(ctx, ctx.params)),
+    releaseArtefactHold: implement(artefactRetention.releaseArtefactHold, async (ctx) => releaseHold(ctx, ctx.params)),
+    listArtefactHolds: implement(artefactRetention.listArtefactHolds, async (ctx) => listHolds(ctx, ctx.params)),
+    createHold: implement(artefactRetention.createHold, async (ctx) => placeHold(ctx, { ...ctx.params, organizationId: principalOf(ctx).organizationId })),
+    listHolds: implement(artefactRetention.listHolds, async (ctx) => listHolds(ctx, { organizationId: principalOf(ctx).organizationId })),
+    releaseHold: implement(artefactRetention.releaseHold, async (ctx) => releaseHold(ctx, { ...ctx.params, organizationId: principalOf(ctx).organizationId })),
+    sweepArtefacts: implement(artefactRetention.sweepArtefacts, async function (this: DocsThis) { return runArtefactSweep(this.broker, this.logger); }),
     xmlRepresentation: implement(contract.xmlRepresentation, representations.xml),
     jsonRepresentation: implement(contract.jsonRepresentation, representations.json),
     pdfRepresentation: implement(contract.pdfRepresentation, async function (this: DocsThis, ctx) { return representations.pdf.call(this, ctx); }),

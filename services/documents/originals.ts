@@ -33,6 +33,9 @@ function storeOf(broker: ServiceBroker): Store {
 /** The broker's artefact store (created from the environment on first use). */
 export const artefactsOf = (broker: ServiceBroker): Artefacts => storeOf(broker).artefacts;
 
+/** The retention rule in force (EINV_ARTEFACTS_RETENTION*), read with the store. */
+export const retentionPolicyOf = (broker: ServiceBroker): RetentionPolicy => storeOf(broker).retention;
+
 /** Closes the object store's connections (documents service stopped). */
 export function releaseArtefacts(broker: ServiceBroker): void {
   const store = stores.get(broker);

@@ -16,7 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'lifecycle.updated', 'company.smp_registered', 'compliance.reported',
 ] as const;
 /** Events that exist only in the event log and are never delivered to webhooks. */
-export const LOG_ONLY_EVENT_TYPES = ['company.imported', 'company.import.pending'] as const;
+export const LOG_ONLY_EVENT_TYPES = ['company.imported', 'company.import.pending', 'artefacts.swept'] as const;
 export const EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...LOG_ONLY_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Names a webhook may subscribe to: the catalogue, `*`, and `compliance.reported.failed` (only failed reports). */
@@ -77,6 +77,15 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, Record<string, unkno
   },
   'company.imported': companyFacts,
   'company.import.pending': companyFacts,
+  'artefacts.swept': {
+    type: 'object', required: ['expired', 'unnamed', 'sweptAt'],
+    description: 'Log only: the retention sweep deleted artefacts of the organization in this mode (services/shared/artefacts/README.md)',
+    properties: {
+      expired: { type: 'integer', minimum: 0, description: 'Artefacts whose retention period had ended: their bytes deleted, listed as expired in the archive export' },
+      unnamed: { type: 'integer', minimum: 0, description: 'Stored bytes no artefact named (a write that did not complete), past the grace period' },
+      sweptAt: { type: 'string', format: 'date-time' },
+    },
+  },
 };
 
 export function isLogOnly(type: string): boolean {

@@ -112,7 +112,7 @@ const EventsService: ServiceSchema = {
       const where: Record<string, unknown> = { organizationId: auth.organizationId, livemode: auth.livemode };
       if (ctx.params.type) where.type = ctx.params.type;
       // A call acting for one company sees that company's events and the organization-level ones.
-      if (auth.companyId) where.companyId = { $in: [auth.companyId, null] };
+      if (auth.companyId) where.$or = [{ companyId: auth.companyId }, { companyId: null }];
       if (page.after) where.id = { $lt: page.after };
       const rows = await emOf(ctx).find(Event, where, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
       return toPage(rows, page, (r) => r.id, recordOf);
@@ -123,7 +123,7 @@ const EventsService: ServiceSchema = {
       const em = emOf(ctx);
       const ids = [...new Set(ctx.params.eventIds)];
       const where: Record<string, unknown> = { id: { $in: ids }, organizationId: auth.organizationId, livemode: auth.livemode };
-      if (auth.companyId) where.companyId = { $in: [auth.companyId, null] };
+      if (auth.companyId) where.$or = [{ companyId: auth.companyId }, { companyId: null }];
       const rows = await em.find(Event, where);
       const now = systemClock.now();
       for (const row of rows) row.acknowledgedAt ??= now;

@@ -11,6 +11,7 @@ import * as health from '../health/health.contract.ts';
 import * as validation from '../validation/validation.contract.ts';
 import * as documents from '../documents/documents.contract.ts';
 import * as archive from '../documents/archive.contract.ts';
+import * as artefactHolds from '../documents/artefacts.contract.ts';
 import * as requests from '../requests/requests.contract.ts';
 import * as idempotency from '../idempotency/idempotency.contract.ts';
 import * as rateLimit from './rate-limit.contract.ts';
@@ -40,6 +41,6 @@ function contractsOf(module: Record<string, unknown>): AnyContract[] {
   return Object.values(module).filter((v): v is AnyContract => typeof v === 'object' && v !== null && 'action' in v && 'params' in v);
 }
 
-export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, generator, portabilityMessages, portability, archive, orders, punchout].flatMap(contractsOf);
+export const CONTRACTS: readonly AnyContract[] = [gateway, tenancy, sandbox, health, validation, documents, requests, idempotency, rateLimit, identity, agentAccess, events, webhooks, clock, directory, partners, smp, reporting, compliance, platform, stats, payments, categorization, generator, portabilityMessages, portability, archive, artefactHolds, orders, punchout].flatMap(contractsOf);
 
 export const HTTP_CONTRACTS: readonly AnyContract[] = CONTRACTS.filter((c) => c.http !== undefined);

@@ -33,6 +33,7 @@ export const ID_PREFIXES = {
   portabilityFile: 'pfile',
   portabilityRouting: 'prt',
   punchoutSession: 'pos',
+  artefactHold: 'hold',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -38,6 +38,7 @@ export const APP_METRICS = {
   validationPackDuration: { name: 'einv.validation.pack.duration.seconds', type: 'histogram', labelNames: ['pack'], description: 'Time one validation step took: `xsd` or a Schematron pack id', buckets: SECONDS },
   connectorCalls: { name: 'einv.connector.calls.total', type: 'counter', labelNames: ['connector', 'verb', 'outcome'], description: 'Delivery calls to a connector (send, status) by outcome: delivered, accepted, pending, rejected, transient (a failed, timed-out or circuit-broken call included)' },
   connectorDuration: { name: 'einv.connector.call.duration.seconds', type: 'histogram', labelNames: ['connector', 'verb'], description: 'Duration of a delivery call to a connector', buckets: SECONDS },
+  artefactsSwept: { name: 'einv.artefacts.swept.total', type: 'counter', labelNames: ['outcome'], description: 'Artefacts handled by the retention sweep: expired (bytes deleted at the end of retention), unnamed (bytes no artefact named, past the grace period), lengthened (kept: the retention configured now is longer), failed (bytes could not be deleted; retried)' },
   circuitState: { name: 'einv.circuit.breaker.state', type: 'gauge', labelNames: ['service'], description: 'Worst circuit-breaker state of an adapter service: 0 closed, 1 half-open, 2 open' },
 } as const satisfies Record<string, AppMetric>;
 

@@ -9,7 +9,8 @@
  *   retention); there is no overwrite path.
  * - **Retained**: an artefact keeps a `retainUntil` (services/shared/artefacts/retention.ts); a
  *   delete before it refuses with RETENTION_PERIOD_ACTIVE. Every path that deletes artefacts goes
- *   through `delete`.
+ *   through `delete`, or through the retention sweep (sweep.ts), which deletes only what has ended
+ *   its retention and no legal hold keeps.
  *
  * The bytes sit in PostgreSQL (embedded default) or in an S3-compatible object store; the index of
  * what is stored (hash, size, where, retention) is always a PostgreSQL table, so retention and
@@ -46,6 +47,8 @@ export interface StoredArtefact {
   retainUntil: Date | null;
   country: string | null;
   createdAt: Date;
+  /** When its bytes were deleted at the end of retention (the row stays as a tombstone); null while stored. */
+  expiredAt: Date | null;
 }
 
 export interface PutResult {
@@ -85,6 +88,27 @@ export class ArtefactNotFoundError extends DomainError {
   constructor(ns: ArtefactNamespace, sha256: string) {
     super('RESOURCE_NOT_FOUND', `No artefact ${sha256} is stored for ${namespaceKey(ns)}`);
     this.name = 'ArtefactNotFoundError';
+  }
+}
+
+/**
+ * The artefact's retention ended and the sweep deleted its bytes (services/shared/artefacts/sweep.ts):
+ * a document may still name it, but the legal record is no longer kept.
+ */
+export class ArtefactExpiredError extends DomainError {
+  readonly expiredAt: Date;
+  constructor(ns: ArtefactNamespace, sha256: string, expiredAt: Date) {
+    super('RESOURCE_NOT_FOUND', `Artefact ${sha256} of ${namespaceKey(ns)} was deleted at the end of its retention period (${expiredAt.toISOString()})`, { extra: { expiredAt: expiredAt.toISOString() } });
+    this.name = 'ArtefactExpiredError';
+    this.expiredAt = expiredAt;
+  }
+}
+
+/** A put of bytes the retention sweep is deleting right now: retried after a moment, it stores them again. */
+export class ArtefactBeingDeletedError extends DomainError {
+  constructor(ns: ArtefactNamespace, sha256: string) {
+    super('UPSTREAM_UNAVAILABLE', `Artefact ${sha256} of ${namespaceKey(ns)} is being deleted at the end of its retention period; retry after the delay given to store it again`, { retryAfter: 5 });
+    this.name = 'ArtefactBeingDeletedError';
   }
 }
 

@@ -17,7 +17,9 @@ export class PgBlobBackend implements BlobBackend {
 
   async write(ns: ArtefactNamespace, sha256: string, bytes: Uint8Array): Promise<void> {
     await this.em.fork().execute(
-      'insert into artefact_contents (namespace, sha256, content) values (?, ?, ?) on conflict (namespace, sha256) do nothing',
+      // Stored already: only its time is renewed (never its bytes), so the sweep of unnamed bytes
+      // (sweep.ts) cannot take bytes a put is about to name.
+      'insert into artefact_contents (namespace, sha256, content, created_at) values (?, ?, ?, now()) on conflict (namespace, sha256) do update set created_at = now()',
       [namespaceKey(ns), sha256, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)], 'run');
   }
 

@@ -7,7 +7,7 @@
  * object once written is never replaced, even by a concurrent writer. Every failure of the store
  * becomes ArtefactStoreUnavailableError (503, Retry-After): never a 500 with the SDK's stack.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ArtefactStoreUnavailableError, namespaceKey, type ArtefactNamespace } from './artefact-store.ts';
 import type { BlobBackend } from './blob-backend.ts';
 
@@ -27,6 +27,8 @@ export interface S3Settings {
 
 const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 const nameOf = (err: unknown): string | undefined => (err as { name?: string }).name;
+/** `<organization>/<live|test>/sha256/<ab>/<hash>` after the prefix (keyOf). */
+const OBJECT_KEY = /^([A-Za-z0-9_-]{1,128})\/(live|test)\/sha256\/[0-9a-f]{2}\/([0-9a-f]{64})$/;
 const absent = (err: unknown): boolean => statusOf(err) === 404 && nameOf(err) !== 'NoSuchBucket';
 
 export class S3BlobBackend implements BlobBackend {
@@ -83,6 +85,30 @@ export class S3BlobBackend implements BlobBackend {
     } catch (err) {
       throw new ArtefactStoreUnavailableError(`delete object ${Key}`, err);
     }
+  }
+
+  /**
+   * One page of the objects under the prefix, in key order after `after` (a key), named back as
+   * namespace and hash; keys of another shape are skipped. Only the sweep of unnamed bytes lists
+   * the bucket: every other path asks the index.
+   */
+  async listPage(after: string | undefined, limit: number): Promise<{ objects: Array<{ key: string; namespace: ArtefactNamespace; sha256: string; size: number; lastModified: Date }>; last: string | undefined }> {
+    let res;
+    try {
+      // ListObjects (v1) with a marker: every S3-compatible store pages it the same way, where v2's
+      // continuation tokens are each store's own (s3rver's cannot be made under Node 24's OpenSSL).
+      res = await this.client.send(new ListObjectsCommand({ Bucket: this.settings.bucket, Prefix: this.settings.prefix || undefined, Marker: after, MaxKeys: limit }));
+    } catch (err) {
+      throw new ArtefactStoreUnavailableError('list objects', err);
+    }
+    const contents = res.Contents ?? [];
+    const objects = [];
+    for (const o of contents) {
+      const m = OBJECT_KEY.exec(o.Key!.slice(this.settings.prefix.length));
+      if (!m || !o.LastModified) continue;
+      objects.push({ key: o.Key!, namespace: { organizationId: m[1]!, livemode: m[2] === 'live' }, sha256: m[3]!, size: Number(o.Size ?? 0), lastModified: o.LastModified });
+    }
+    return { objects, last: res.IsTruncated ? contents.at(-1)?.Key : undefined };
   }
 
   private async exists(Key: string): Promise<boolean> {

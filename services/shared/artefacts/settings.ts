@@ -12,7 +12,13 @@
  * | EINV_ARTEFACTS_S3_PREFIX | prepended to every key |
  * | EINV_ARTEFACTS_S3_TIMEOUT_MS | per request (default 30000; connect 5000) |
  * | EINV_ARTEFACTS_RETENTION, EINV_ARTEFACTS_RETENTION_DEFAULT_YEARS | retention per country (retention.ts) |
+ * | EINV_ARTEFACT_SWEEP_CRON | when the retention sweep runs (node-cron, UTC; default `30 3 * * *`, daily at 03:30; `off`: never) |
+ * | EINV_ARTEFACT_SWEEP_BATCH | artefacts claimed per transaction (default 100, at most 1000) |
+ * | EINV_ARTEFACT_SWEEP_MAX_BATCHES | batches per run and kind (default 100); the next run goes on |
+ * | EINV_ARTEFACT_SWEEP_GRACE_HOURS | bytes no artefact names are kept this long (default 24) |
+ * | EINV_ARTEFACT_SWEEP_LEASE_MINUTES | a sweep's claim older than this is taken over (default 60) |
  */
+import { validate as validCron } from 'node-cron';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Artefacts } from './artefacts.ts';
 import { PgBlobBackend } from './pg-blob-backend.ts';
@@ -47,5 +53,37 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv = process.env): S3Setti
 export function artefactsFromEnv(em: EntityManager, env: NodeJS.ProcessEnv = process.env): Artefacts {
   const pg = new PgBlobBackend(em);
   const s3 = s3SettingsFromEnv(env);
-  return s3 ? new Artefacts(em, new S3BlobBackend(s3), [pg]) : new Artefacts(em, pg);
+  const options = { sweepLeaseMs: sweepSettingsFromEnv(env).leaseMs };
+  return s3 ? new Artefacts(em, new S3BlobBackend(s3), [pg], options) : new Artefacts(em, pg, [], options);
+}
+
+export interface SweepSettings {
+  /** node-cron expression (UTC); null: the sweep never runs on its own. */
+  cron: string | null;
+  batch: number;
+  maxBatches: number;
+  orphanGraceMs: number;
+  leaseMs: number;
+}
+
+/**
+ * The retention sweep's schedule and bounds (services/shared/artefacts/sweep.ts). On by default,
+ * daily: nothing is deletable before its statutory period ends, so a fresh deployment deletes
+ * nothing for years, and bytes nobody names are cleaned up without an operator remembering to.
+ */
+export function sweepSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): SweepSettings {
+  const raw = env.EINV_ARTEFACT_SWEEP_CRON?.trim() || '30 3 * * *';
+  if (raw !== 'off' && !validCron(raw)) throw new Error(`EINV_ARTEFACT_SWEEP_CRON must be a node-cron expression or off, got "${raw}"`);
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
+    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${env[name]}"`);
+    return value;
+  };
+  return {
+    cron: raw === 'off' ? null : raw,
+    batch: int('EINV_ARTEFACT_SWEEP_BATCH', 100, 1, 1000),
+    maxBatches: int('EINV_ARTEFACT_SWEEP_MAX_BATCHES', 100, 1, 100_000),
+    orphanGraceMs: int('EINV_ARTEFACT_SWEEP_GRACE_HOURS', 24, 1, 24 * 365) * 3_600_000,
+    leaseMs: int('EINV_ARTEFACT_SWEEP_LEASE_MINUTES', 60, 1, 24 * 60) * 60_000,
+  };
 }
