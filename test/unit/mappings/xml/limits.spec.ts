@@ -50,7 +50,9 @@ describe('assertXmlWithinLimits', () => {
     expect(capHit(deepNesting(10_000), DEFAULT_XML_LIMITS)).toBe('max-depth');
     expect(capHit(hugeText(9 * 1024 * 1024), DEFAULT_XML_LIMITS)).toBe('max-text-length');
     expect(capHit(manyElements(1_000_001), DEFAULT_XML_LIMITS)).toBe('max-elements');
-    expect(performance.now() - t0).toBeLessThan(5_000);
+    // Linear: about 2 s on a quiet 2-core machine; a quadratic scan of a million elements takes hours.
+    // The bound only tells those apart (a loaded CI machine doubles the first); figures live in bench/.
+    expect(performance.now() - t0).toBeLessThan(20_000);
   });
 
   it('accepts every official example under the default caps', () => {

@@ -37,7 +37,8 @@ describe('WorkerPool', () => {
     const err = await p.run(TASKS, 'spin', [60_000], 100).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect((err as DomainError).errorCode).toBe('DOCUMENT_TOO_COMPLEX');
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // Far below the 60 s the task would spin: the budget stopped it (generous for a loaded machine).
+    expect(performance.now() - started).toBeLessThan(20_000);
     expect(p.stats().killed).toBe(1);
     const after = await p.run<{ pid: number }>(TASKS, 'echo', [1], 100);
     expect(after.pid).not.toBe(first.pid);
