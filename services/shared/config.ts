@@ -195,7 +195,7 @@ export interface TracingConfig {
   url: string;
   sampleRate: number;
   flushMs: number;
-  /** otlp: finished spans waiting for the collector, at most; more are dropped (a dead collector costs no memory beyond this). */
+  /** Finished spans waiting for the collector (otlp) or the next flush (zipkin), at most; more are dropped (a dead or slow collector costs no memory beyond this). */
   maxQueue: number;
 }
 

@@ -15,7 +15,7 @@
  * only action names, the request and organization ids, and error names and codes.
  */
 import { createHash } from 'node:crypto';
-import type { Context, Span } from 'moleculer';
+import type { Context, Logger, Span } from 'moleculer';
 import { TracerExporters } from 'moleculer';
 import { ulidToUUID } from 'ulid';
 
@@ -88,8 +88,33 @@ interface ZipkinPayload { traceId: string | null; id: string | null; parentId: s
  * exportedSpanId, as the OTLP export's do.
  */
 export class ZipkinExporter extends TracerExporters.Zipkin {
-  constructor(options: { url: string; flushMs: number }) {
-    super({ baseURL: options.url, interval: options.flushMs / 1000 });
+  private readonly maxQueue: number;
+  private droppedInBurst = 0;
+  /** Spans dropped because the queue was full, since start. */
+  dropped = 0;
+
+  constructor(options: { url: string; flushMs: number; maxQueue: number; logger?: Logger }) {
+    super({ baseURL: options.url, interval: options.flushMs / 1000, ...(options.logger ? { logger: options.logger } : {}) });
+    this.maxQueue = options.maxQueue;
+  }
+
+  /**
+   * Moleculer empties its queue on every flush, sent or not; between two flushes a burst could
+   * still hold any number of spans. At most `maxQueue` wait; the rest are counted and dropped, and
+   * the log says so once per burst, not per span.
+   */
+  override spanFinished(span: Span): void {
+    const queue = (this as unknown as { queue: Span[] }).queue;
+    if (queue.length >= this.maxQueue) {
+      this.dropped++;
+      if (this.droppedInBurst++ === 0) this.logger.warn(`Zipkin traces: ${queue.length} spans are waiting for the next flush; further spans are dropped until it (EINV_TRACING_MAX_QUEUE)`);
+      return;
+    }
+    if (this.droppedInBurst > 0) {
+      this.logger.warn(`Zipkin traces: ${this.droppedInBurst} spans were dropped while the queue was full`);
+      this.droppedInBurst = 0;
+    }
+    super.spanFinished(span);
   }
 
   override makePayload(span: Span): ZipkinPayload {

@@ -56,7 +56,7 @@ describe('spans exported over OTLP and Zipkin', () => {
   beforeAll(async () => {
     collector = await startSpanCollector();
     otlp = new OtlpExporter({ url: `${collector.url}/v1/traces`, flushMs: 50, maxQueue: 100 });
-    broker = await tracedBroker('node-unit-1', [otlp, new ZipkinExporter({ url: collector.url, flushMs: 50 })]);
+    broker = await tracedBroker('node-unit-1', [otlp, new ZipkinExporter({ url: collector.url, flushMs: 50, maxQueue: 100 })]);
   });
   afterAll(async () => {
     await broker?.stop();
@@ -182,6 +182,25 @@ describe('a collector that is down', () => {
       expect(performance.now() - stopping).toBeLessThan(10_000);
     }
   }, 30_000);
+});
+
+describe('a Zipkin collector slower than the spans', () => {
+  it('keeps at most maxQueue spans until the next flush, counts the rest and says so once', async () => {
+    const logger = recordingLogger();
+    const deadPort = await freePort();
+    // No flush within the test: every span waits in the queue.
+    const zipkin = new ZipkinExporter({ url: `http://127.0.0.1:${deadPort}`, flushMs: 600_000, maxQueue: 20, logger });
+    const broker = await tracedBroker('node-unit-zipkin', [zipkin]);
+    try {
+      for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 50 }, (_, i) => broker.call('ledger.post', { amount: i })));
+      expect((zipkin as unknown as { queue: unknown[] }).queue).toHaveLength(20);
+      expect(zipkin.dropped).toBe(300 - 20);
+      expect(logger.lines.filter(([level, line]) => level === 'warn' && line.includes('further spans are dropped'))).toHaveLength(1);
+    } finally {
+      (zipkin as unknown as { queue: unknown[] }).queue.length = 0; // nothing to send to the closed port on stop
+      await broker.stop();
+    }
+  });
 });
 
 describe('EINV_TRACING_EXPORTER and where the spans go', () => {
