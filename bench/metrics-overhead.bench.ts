@@ -2,11 +2,11 @@
  * What observability costs a send: JSON sends of a 3-line invoice between two sandbox organizations
  * (as bench/send-throughput.bench.ts), driven by autocannon from its own process, with nothing
  * configured, with metrics on (EINV_METRICS_PORT, a scrape every second as Prometheus would), and
- * with metrics and tracing on (every request traced, spans sent to a collector stand-in that
- * discards them). Variants run in interleaved rounds, each in a fresh server process, so machine
- * noise spreads evenly; the median of the rounds is printed. Then the cost per broker action call
- * of Moleculer's metrics middleware alone (a no-op action, in-process), which sends/s on a shared
- * machine cannot resolve.
+ * with metrics and tracing on (every request traced, spans sent as Zipkin v2 — and, in the last
+ * variant, as OTLP/HTTP JSON — to a collector stand-in that counts and discards them). Variants
+ * run in interleaved rounds, each in a fresh server process, so machine noise spreads evenly; the
+ * median of the rounds is printed. Then the cost per broker action call of Moleculer's metrics
+ * middleware alone (a no-op action, in-process), which sends/s on a shared machine cannot resolve.
  *
  *   node bench/metrics-overhead.bench.ts [seconds=8 per run] [connections=16] [rounds=2]
  *
@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 
 const SELF = fileURLToPath(import.meta.url);
-type Variant = 'off' | 'metrics' | 'metrics+tracing';
+type Variant = 'off' | 'metrics' | 'metrics+tracing' | 'metrics+otlp';
 
 interface RunResult { variant: Variant; perSecond: number; p50Ms: number; p99Ms: number; non2xx: number; scrapes: number; spans: number }
 
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 8);
   const connections = Number(process.argv[3] ?? 16);
   const rounds = Number(process.argv[4] ?? 2);
-  const variants: Variant[] = ['off', 'metrics', 'metrics+tracing'];
+  const variants: Variant[] = ['off', 'metrics', 'metrics+tracing', 'metrics+otlp'];
   console.log(`metrics-overhead: ${seconds} s per run, ${connections} connections, ${rounds} rounds, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}`);
   const runs: RunResult[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -85,20 +85,28 @@ function child(variant: Variant, seconds: number, connections: number): Promise<
   });
 }
 
+/** Spans in one export: a Zipkin v2 array, or an OTLP/JSON ExportTraceServiceRequest. */
+function spansIn(body: unknown): number {
+  if (Array.isArray(body)) return body.length;
+  const request = body as { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: unknown[] }> }> };
+  return (request.resourceSpans ?? []).flatMap((r) => r.scopeSpans ?? []).reduce((n, s) => n + (s.spans?.length ?? 0), 0);
+}
+
 /** One variant in this process: the app, a warm-up, one measured run; prints its figures as one JSON line. */
 async function runOne(variant: Variant, seconds: number, connections: number): Promise<void> {
   let spans = 0;
   const collector = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => { spans += (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[]).length; res.writeHead(202).end(); });
+    req.on('end', () => { spans += spansIn(JSON.parse(Buffer.concat(chunks).toString('utf8'))); res.writeHead(202).end(); });
   });
   await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
   const { freePort } = await import('../test/support/servers.ts');
   const metricsPort = await freePort();
   const env: Record<string, string> = { EINV_RATE_LIMITS: 'free=100000000' };
   if (variant !== 'off') Object.assign(env, { EINV_METRICS_PORT: String(metricsPort), EINV_METRICS_HOST: '127.0.0.1' });
-  if (variant === 'metrics+tracing') Object.assign(env, { EINV_TRACING_URL: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`, EINV_TRACING_FLUSH_MS: '1000' });
+  if (variant === 'metrics+tracing' || variant === 'metrics+otlp') Object.assign(env, { EINV_TRACING_URL: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`, EINV_TRACING_FLUSH_MS: '1000' });
+  if (variant === 'metrics+otlp') env.EINV_TRACING_EXPORTER = 'otlp';
   const { startBenchApp } = await import('./support/bench-app.ts');
   const bench = await startBenchApp({ env });
   const boot = async (label: string) => (await (await fetch(`${bench.base}/v1/sandbox/bootstrap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label }) })).json()) as { apiKey: string; company: { id: string; vatNumber: string } };
