@@ -5,7 +5,8 @@
  * PEM bundle), the revocation checker, and a circuit breaker per destination endpoint.
  */
 import { readFileSync } from 'node:fs';
-import type { ConnectorHost } from '../sdk/index.ts';
+import { ConnectorError, type ConnectorHost } from '../sdk/index.ts';
+import { COUNTRY_CODES } from '../../mappings/canonical/codes.ts';
 import { loadApIdentity, peppolTrustStore, RevocationChecker, trustStoreOf, type ApIdentity, type TrustStore } from '../peppol-kit/pki.ts';
 
 export interface AccessPoint {
@@ -14,6 +15,8 @@ export interface AccessPoint {
   identity: ApIdentity | undefined;
   /** Why the identity did not load. */
   identityError: string | undefined;
+  /** This access point's country (see {@link countryRuleOf}); undefined when neither the option nor the certificate says. */
+  country: string | undefined;
   trust: TrustStore;
   revocation: RevocationChecker | undefined;
   breakers: DestinationBreakers;
@@ -64,6 +67,34 @@ function pkiOf(host: ConnectorHost): 'test' | 'production' {
   return pki;
 }
 
+/** How the operator sets the option, named in the messages that ask for it. */
+const COUNTRY_OPTION = 'countryC1 (EINV_CONNECTOR_PEPPOL_AS4_COUNTRY_C1)';
+
+/**
+ * The `countryC1` option when set: an ISO 3166-1 alpha-2 code, any case (the EN 16931 code list,
+ * less its 1A, which an SBDH cannot carry). A bad value is the operator's mistake, refused at start
+ * the way the connector host refuses a bad option value.
+ */
+function countryOptionOf(host: ConnectorHost): string | undefined {
+  const raw = String(host.config.countryC1 ?? '').trim();
+  if (!raw) return undefined;
+  const code = raw.toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code) || !COUNTRY_CODES.has(code)) {
+    throw new Error(`connector peppol-as4: option ${COUNTRY_OPTION} must be an ISO 3166-1 alpha-2 country code such as BE or NO (got "${raw}")`);
+  }
+  return code;
+}
+
+/**
+ * The one rule for this access point's own country, the SBDH COUNTRY_C1 of every message it
+ * originates itself (MLS, Invoice Responses, CDAR, Peppol Reporting): the `countryC1` option when
+ * set, else the C= of its certificate subject, else none — never a guess, because Peppol Reporting
+ * counts by that country and a wrong one misstates the network's statistics.
+ */
+export function countryRuleOf(option: string | undefined, certificateSubject: string | undefined): string | undefined {
+  return option ?? (certificateSubject ? /^C=([A-Z]{2})$/m.exec(certificateSubject)?.[1] : undefined);
+}
+
 function trustOf(host: ConnectorHost): TrustStore {
   const file = String(host.config.apTrustFile ?? '');
   return file ? trustStoreOf([readFileSync(file, 'utf8')]) : peppolTrustStore(pkiOf(host));
@@ -73,6 +104,7 @@ function trustOf(host: ConnectorHost): TrustStore {
 export function accessPointOf(host: ConnectorHost): AccessPoint {
   let ap = accessPoints.get(host);
   if (ap) return ap;
+  const countryOption = countryOptionOf(host);
   let identity: ApIdentity | undefined;
   let identityError: string | undefined;
   try {
@@ -95,17 +127,24 @@ export function accessPointOf(host: ConnectorHost): AccessPoint {
     },
   });
   ap = {
-    livemode: pkiOf(host) === 'production', identity, identityError, trust: trustOf(host), revocation, inFlight: new Map(),
+    livemode: pkiOf(host) === 'production', identity, identityError, country: countryRuleOf(countryOption, identity?.certificate.subject), trust: trustOf(host), revocation, inFlight: new Map(),
     breakers: new DestinationBreakers({ threshold: Number(host.config.breakerThreshold ?? 5), cooldownMs: Number(host.config.breakerCooldownMs ?? 30_000) }),
   };
   accessPoints.set(host, ap);
   return ap;
 }
 
+/** Why the access point's country is unknown, naming the option that settles it. */
+export function missingCountryMessage(ap: AccessPoint): string {
+  return `this access point's country is unknown: its certificate (${ap.identity?.certificate.subject.replace(/\n/g, ', ') ?? 'not loaded'}) names no C=; set the option ${COUNTRY_OPTION} to its ISO 3166-1 alpha-2 code`;
+}
+
 /**
- * The country of this access point: its certificate's C=, else the `countryC1` option (empty when
- * neither says): the SBDH COUNTRY_C1 of the messages it originates itself (MLS, responses, reports).
+ * The country of this access point (see {@link countryRuleOf}): the SBDH COUNTRY_C1 of the
+ * messages it originates itself. None known is the operator's to fix (the health says so): a
+ * transient failure, so the message goes once the option is set.
  */
-export function countryOfAccessPoint(ap: AccessPoint, host: ConnectorHost): string {
-  return /^C=([A-Z]{2})$/m.exec(ap.identity!.certificate.subject)?.[1] ?? String(host.config.countryC1 ?? '');
+export function countryOfAccessPoint(ap: AccessPoint): string {
+  if (!ap.country) throw ConnectorError.transient('AP_COUNTRY_UNKNOWN', missingCountryMessage(ap));
+  return ap.country;
 }

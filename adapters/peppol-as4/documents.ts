@@ -18,9 +18,12 @@ export interface EnvelopeInput {
   receiver: string;
   documentTypeId: string;
   processId: string;
-  /** The seller's country when the caller knows it; else read from the invoice, else `countryC1Fallback`. */
+  /**
+   * COUNTRY_C1: the sender's country when the caller knows it; else read from the document (the
+   * seller of an invoice, the buyer of an order). Never this access point's own country: that is
+   * C1 only of the messages it originates itself, and those always name it here.
+   */
   countryC1?: string;
-  countryC1Fallback: string;
   instanceIdentifier: string;
   /** ISO 8601: the SBDH CreationDateAndTime. */
   now: string;
@@ -30,12 +33,19 @@ export interface EnvelopeInput {
 export function envelopeForPeppol(input: EnvelopeInput): Outcome<{ compressedSbd: Uint8Array }> {
   let country = input.countryC1;
   if (!country) {
-    try { country = ublToCanonical(input.documentXml).canonical.seller.address?.country; } catch { /* the SBDH check names what is missing */ }
+    try {
+      country = detectUblOrder(input.documentXml)
+        ? ublToPurchaseOrder(input.documentXml).buyer.address?.country
+        : ublToCanonical(input.documentXml).canonical.seller.address?.country;
+    } catch { /* unreadable: no country, said below */ }
+  }
+  if (!country) {
+    return { ok: false, code: 'SBDH_ERROR', message: 'the SBDH needs COUNTRY_C1, the sender\'s country, and the document names none: give the seller\'s postal address a country (BT-40; the buyer\'s of an order)' };
   }
   try {
     const header = sbdhFor({
       documentXml: input.documentXml, sender: input.sender, receiver: input.receiver, documentTypeId: input.documentTypeId, processId: input.processId,
-      countryC1: (country || input.countryC1Fallback).toUpperCase(), now: new Date(input.now), instanceIdentifier: input.instanceIdentifier,
+      countryC1: country.toUpperCase(), now: new Date(input.now), instanceIdentifier: input.instanceIdentifier,
     });
     return { ok: true, compressedSbd: gzipPayload(Buffer.from(buildSbd(header, input.documentXml))) };
   } catch (err) {

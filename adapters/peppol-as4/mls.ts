@@ -50,10 +50,10 @@ async function sendMls(host: ConnectorHost, ap: AccessPoint, mls: MlsToSend): Pr
   const id = randomUUID();
   const xml = buildMls({ responseCode: mls.responseCode, id, now: host.clock.now(), senderSpid: ours, receiverSpid: mls.to, referencedMessage: { instanceIdentifier: mls.instanceIdentifier }, lines: mls.lines });
   const dest = await destinationOf(host, ap, mls.to, MLS_DOCUMENT_TYPE_ID, 'MLS');
-  // C1 of an MLS is this access point: its country is its certificate's.
+  // C1 of an MLS is this access point: the one reading of its own country.
   const outcome = await sendOwnMessage(host, ap, dest, {
     id, xml, from: ours, to: mls.to, documentType: MLS_DOCUMENT_TYPE, process: MLS_PROCESS,
-    conversationId: mls.instanceIdentifier, countryC1: countryOfAccessPoint(ap, host),
+    conversationId: mls.instanceIdentifier, countryC1: countryOfAccessPoint(ap),
   });
   if (outcome.outcome === 'delivered') return 'sent';
   if (outcome.outcome === 'transient') return 'retry';

@@ -107,6 +107,7 @@ export interface OwnMessage {
   documentType: { scheme: string; value: string };
   process: { scheme: string; value: string };
   conversationId: string;
+  /** This access point's own country (countryOfAccessPoint): C1 of a message it originates is itself. */
   countryC1: string;
 }
 
@@ -114,7 +115,7 @@ export interface OwnMessage {
 export async function sendOwnMessage(host: ConnectorHost, ap: AccessPoint, dest: Destination, m: OwnMessage): Promise<SendResult> {
   const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [{
     documentXml: m.xml, sender: m.from, receiver: m.to, documentTypeId: m.documentType.value, processId: m.process.value,
-    countryC1: m.countryC1, countryC1Fallback: m.countryC1, instanceIdentifier: m.id, now: host.clock.now().toISOString(),
+    countryC1: m.countryC1, instanceIdentifier: m.id, now: host.clock.now().toISOString(),
   } satisfies EnvelopeInput], m.xml.length);
   if (!wrapped.ok) return { outcome: 'rejected', errorCode: wrapped.code, errorMessage: wrapped.message };
   return exchangeWith(host, ap, dest, {
@@ -137,12 +138,12 @@ export async function sendOverAs4(message: OutboundMessage, host: ConnectorHost)
   if (!message.sender.peppolId) throw ConnectorError.permanent('SBDH_ERROR', 'the sending company has no Peppol participant id');
 
   const dest = await destinationOf(host, ap, recipient, documentTypeId, message.type);
-  // COUNTRY_C1 is the sender's country: the seller of an invoice, the buyer of an order.
+  // COUNTRY_C1 is the sender's country: the seller of an invoice, the buyer of an order — never this access point's.
   const normalized = message.payload.normalized as { seller?: { address?: { country?: string } }; buyer?: { address?: { country?: string } } } | undefined;
   const issuer = message.type === 'purchase-order' ? normalized?.buyer : normalized?.seller;
   const envelope: EnvelopeInput = {
     documentXml: xml, sender: message.sender.peppolId, receiver: recipient, documentTypeId, processId: process.value,
-    ...(issuer?.address?.country ? { countryC1: issuer.address.country } : {}), countryC1Fallback: String(host.config.countryC1 ?? ''),
+    ...(issuer?.address?.country ? { countryC1: issuer.address.country } : {}),
     instanceIdentifier: message.documentId, now: host.clock.now().toISOString(),
   };
   const wrapped = await host.workers.run<Outcome<{ compressedSbd: Uint8Array }>>(DOCUMENTS, 'envelopeForPeppol', [envelope], xml.length);

@@ -9,7 +9,7 @@
 import { CONNECTOR_API_VERSION, type CheckRequest, type CheckResult, type Connector, type ConnectorHealth, type ConnectorHost } from '../sdk/index.ts';
 import { PEPPOL_DOCUMENT_TYPES } from '../../mappings/identifiers/peppol-network.ts';
 import { checkRecipient, DISCOVERY_OPTIONS } from '../peppol-kit/recipients.ts';
-import { accessPointOf } from './access-point.ts';
+import { accessPointOf, missingCountryMessage } from './access-point.ts';
 import { sendOverAs4 } from './outbound.ts';
 import { receiveOverAs4 } from './inbound.ts';
 import { probeOverAs4 } from './probe.ts';
@@ -21,6 +21,8 @@ const DAY_MS = 86_400_000;
 async function health(host: ConnectorHost): Promise<ConnectorHealth> {
   const ap = accessPointOf(host);
   if (!ap.identity) return { status: 'failed', message: `the access point key cannot be loaded: ${ap.identityError}` };
+  // Without its country it can send no MLS, Invoice Response or report: as unready as without its key.
+  if (!ap.country) return { status: 'failed', message: missingCountryMessage(ap) };
   const notAfter = new Date(ap.identity.certificate.validTo);
   const days = Math.floor((notAfter.getTime() - host.clock.now().getTime()) / DAY_MS);
   const who = `access point ${ap.identity.seatId}: certificate valid until ${notAfter.toISOString()}`;
@@ -54,7 +56,7 @@ const peppolAs4 = {
       revocation: { type: 'string', description: 'Certificate revocation checks: hard (unknown status refused), soft (unknown passes) or off', default: 'soft' },
       ocspUrl: { type: 'string', description: 'OCSP responder to ask instead of the one each certificate names' },
       crlUrl: { type: 'string', description: 'CRL to read instead of the one each certificate names' },
-      countryC1: { type: 'string', description: 'COUNTRY_C1 of the SBDH when the invoice names no seller country', default: '' },
+      countryC1: { type: 'string', description: 'This access point\'s country (ISO 3166-1 alpha-2): the SBDH COUNTRY_C1 of the messages it originates itself (MLS, Invoice Responses, CDAR, Peppol Reporting). Unset: the C= of its certificate subject; a certificate without C= then needs it (health fails until it is set). Business documents carry their sender\'s country instead', default: '' },
       sendTimeoutMs: { type: 'number', description: 'Time allowed for one AS4 exchange (POST and receipt)', default: 60000 },
       maxMessageBytes: { type: 'number', description: 'Largest inbound AS4 message accepted', default: 104857600 },
       maxPayloadBytes: { type: 'number', description: 'Largest business document an inbound payload may decompress to', default: 104857600 },
@@ -66,7 +68,8 @@ const peppolAs4 = {
     },
   },
   async start(host: ConnectorHost) {
-    accessPointOf(host); // load the key now: a key that does not load shows in readiness at once
+    // Load the key now: a key that does not load, or a certificate without a country, shows in readiness at once; a bad countryC1 stops the start.
+    accessPointOf(host);
   },
   health,
   async check(req: CheckRequest, host: ConnectorHost): Promise<CheckResult> {

@@ -27,7 +27,7 @@ import { discoveryClientOf } from '../peppol-kit/recipients.ts';
 import { checkAnswer, type PackedMessage } from '../peppol-kit/as4/exchange.ts';
 import { gzipPayload } from '../peppol-kit/as4/payload.ts';
 import { escapeAttr, escapeText } from '../peppol-kit/as4/wss.ts';
-import { accessPointOf } from './access-point.ts';
+import { accessPointOf, countryOfAccessPoint } from './access-point.ts';
 import { postUserMessage } from './outbound.ts';
 
 /** The MessageId prefix of a reachability test message. */
@@ -93,7 +93,7 @@ export async function probeOverAs4(req: ProbeRequest, host: ConnectorHost): Prom
     const xml = testDocumentXml(documentTypeId, `PROBE-${id}`);
     const header = sbdhFor({
       documentXml: xml, sender: participantId, receiver: participantId, documentTypeId, processId: BILLING_PROCESS.value,
-      countryC1: (req.country || String(host.config.countryC1 || '') || 'BE').toUpperCase(), now, instanceIdentifier: `probe-${id}`,
+      countryC1: (req.country || countryOfAccessPoint(ap)).toUpperCase(), now, instanceIdentifier: `probe-${id}`,
     });
     compressedSbd = gzipPayload(Buffer.from(buildSbd(header, xml)));
   } catch (err) {

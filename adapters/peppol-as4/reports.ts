@@ -32,12 +32,14 @@ export async function reportOverAs4(msg: ReportMessage, host: ConnectorHost): Pr
   const documentTypeId = documentTypeOf(xml);
   if (!documentTypeId) return { outcome: 'rejected', errorCode: 'UNSUPPORTED_REPORT', errorMessage: 'the report is neither a Transaction Statistics Report nor an End User Statistics Report' };
   const sender = spidOfSeat(ap.identity.seatId);
+  // C1 of a report is this access point, by the one reading of its country; none known fails before any lookup.
+  const countryC1 = countryOfAccessPoint(ap);
   const receiver = msg.recipient ?? OPENPEPPOL_REPORTING_RECEIVER;
   const dest = await destinationOf(host, ap, receiver, documentTypeId, 'Peppol Reporting');
   const id = `rep-${createHash('sha256').update(msg.reportId).digest('hex').slice(0, 32)}`;
   const outcome = await sendOwnMessage(host, ap, dest, {
     id, xml, from: sender, to: receiver, documentType: { scheme: DOCUMENT_SCHEME, value: documentTypeId }, process: REPORTING_PROCESS,
-    conversationId: msg.reportId, countryC1: countryOfAccessPoint(ap, host) || 'BE',
+    conversationId: msg.reportId, countryC1,
   });
   switch (outcome.outcome) {
     case 'delivered':

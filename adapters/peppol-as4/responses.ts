@@ -89,7 +89,7 @@ async function sendStatusMessage(res: LifecycleResponse, xml: string, seller: st
 
 /** One message of our own (a response, a status) over AS4, the outcome as the respond verb says it. */
 async function exchange(host: ConnectorHost, ap: AccessPoint, dest: Destination, m: Omit<OwnMessage, 'countryC1'>): Promise<RespondResult> {
-  const outcome = await sendOwnMessage(host, ap, dest, { ...m, countryC1: countryOfAccessPoint(ap, host) || 'BE' });
+  const outcome = await sendOwnMessage(host, ap, dest, { ...m, countryC1: countryOfAccessPoint(ap) });
   switch (outcome.outcome) {
     case 'delivered': return { outcome: 'sent', messageId: outcome.messageId, ...(outcome.evidence ? { evidence: outcome.evidence } : {}) };
     case 'accepted': return { outcome: 'sent', messageId: outcome.messageId };

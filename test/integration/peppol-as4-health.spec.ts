@@ -1,12 +1,15 @@
 /**
  * The access point in the platform's health: a key that does not load makes readiness degraded
  * (503, the connector named with the reason) without stopping the platform, and the certificate's
- * expiry shows in /health/contracts — ok far from it, a warning within the configured days.
+ * expiry shows in /health/contracts — ok far from it, a warning within the configured days; a
+ * certificate naming no country without the countryC1 option is as unready, naming the option.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestApp, api, type TestApp } from '../support/app.ts';
 import { accessPointFiles } from '../support/peppol-pki.ts';
 
-const { pki, certificateFile, smpTrustFile: smpTrust } = accessPointFiles('as4-health-');
+const { pki, dir, certificateFile, smpTrustFile: smpTrust } = accessPointFiles('as4-health-');
 
 const BASE = {
   EINV_CONNECTORS: 'sandbox-network,peppol-as4',
@@ -51,5 +54,19 @@ it('the certificate expiry in /health/contracts: ok, then a warning within certi
     const contracts = await api<Health>(t.baseUrl, 'GET', '/health/contracts');
     expect(contracts.status).toBe(200);
     expect(contracts.body.services?.['adapter.peppol-as4']).toMatchObject({ status: 'warning', error: expect.stringMatching(/expires in \d+ days/) });
+  });
+}, 60_000);
+
+it('a certificate without C= and no countryC1: readiness degraded, naming the option to set — never a guessed country', async () => {
+  const noCountryFile = join(dir, 'ap-no-country.pem');
+  writeFileSync(noCountryFile, pki.apWithoutCountry.certificatePem);
+  await withApp({ EINV_CONNECTOR_PEPPOL_AS4_CERTIFICATE_FILE: noCountryFile, EINV_CONNECTOR_PEPPOL_AS4_PRIVATE_KEY: pki.apWithoutCountry.privateKeyPem }, async (t) => {
+    const ready = await api<Health>(t.baseUrl, 'GET', '/health/readiness');
+    expect(ready.status).toBe(503);
+    expect(ready.body.connectors?.['adapter.peppol-as4']).toEqual({ status: 'failed', message: expect.stringContaining('set the option countryC1 (EINV_CONNECTOR_PEPPOL_AS4_COUNTRY_C1)') });
+  });
+  await withApp({ EINV_CONNECTOR_PEPPOL_AS4_CERTIFICATE_FILE: noCountryFile, EINV_CONNECTOR_PEPPOL_AS4_PRIVATE_KEY: pki.apWithoutCountry.privateKeyPem, EINV_CONNECTOR_PEPPOL_AS4_COUNTRY_C1: 'BE' }, async (t) => {
+    const ready = await api<Health>(t.baseUrl, 'GET', '/health/readiness');
+    expect(ready.body.connectors?.['adapter.peppol-as4']).toEqual({ status: 'ok', message: expect.stringContaining('POP000007') });
   });
 }, 60_000);

@@ -499,8 +499,10 @@ describe('Peppol Reporting over the network', () => {
     const first = await call(t.app.broker, submitReports, { month });
     expect(first.results.filter((r) => r.month === month)).toEqual([{ month, report: 'tsr', outcome: 'submitted' }, { month, report: 'eusr', outcome: 'submitted' }]);
     expect(b.reports.map((r) => r.header.documentType.value)).toEqual([TSR_DOCUMENT_TYPE_ID, EUSR_DOCUMENT_TYPE_ID]);
+    // COUNTRY_C1 of a report is A itself: no countryC1 option here, so the C= of A's certificate.
+    expect(pki.ap1.certificate.subject).toMatch(/^C=NO$/m);
     for (const r of b.reports) {
-      expect(r).toMatchObject({ from: 'POP000001', header: { sender: { value: '0242:000001' }, receiver: { value: '9925:be0848934496' }, process: { value: REPORTING_PROCESS_ID } } });
+      expect(r).toMatchObject({ from: 'POP000001', header: { sender: { value: '0242:000001' }, receiver: { value: '9925:be0848934496' }, process: { value: REPORTING_PROCESS_ID }, countryC1: 'NO' } });
     }
     expect(readTransactionStatisticsReport(b.reports[0]!.document)).toMatchObject({ reporterId: 'POP000001' });
     expect(readEndUserStatisticsReport(b.reports[1]!.document)).toMatchObject({ reporterId: 'POP000001' });

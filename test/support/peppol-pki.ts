@@ -50,6 +50,8 @@ export interface PeppolTestPki {
   revokedAp: TestPkiEntity;
   /** POP000004, expired yesterday. */
   expiredAp: TestPkiEntity;
+  /** POP000007, a good AP whose subject names no country (no C=). */
+  apWithoutCountry: TestPkiEntity;
   /** An impostor hierarchy with the very same names as ours, and its AP POP000005. */
   foreignRoot: TestPkiEntity;
   foreignApCa: TestPkiEntity;
@@ -146,8 +148,8 @@ export function createPeppolTestPki(baseUrl: string): PeppolTestPki {
     subject: [...TEST_ORG, ...(ou ? [{ shortName: 'OU', value: ou }] : []), { shortName: 'CN', value: cn }],
     ca: true, slug, notBefore: new Date(Date.now() - 30 * DAY), ...(issuer ? { issuer } : {}),
   });
-  const leaf = (cn: string, ou: string, issuer: Made, extra: Partial<CertSpec> = {}): Made => makeCertificate({
-    subject: [{ shortName: 'C', value: 'NO' }, { shortName: 'O', value: `Test AP ${cn} AS` }, { shortName: 'OU', value: ou }, { shortName: 'CN', value: cn }],
+  const leaf = (cn: string, ou: string, issuer: Made, extra: Partial<CertSpec> = {}, country: string | null = 'NO'): Made => makeCertificate({
+    subject: [...(country ? [{ shortName: 'C', value: country }] : []), { shortName: 'O', value: `Test AP ${cn} AS` }, { shortName: 'OU', value: ou }, { shortName: 'CN', value: cn }],
     ca: false, issuer, ocspUrl, crlUrl: `${base}/crl/${issuer.entity.slug}.crl`, ...extra,
   });
 
@@ -159,6 +161,7 @@ export function createPeppolTestPki(baseUrl: string): PeppolTestPki {
   const smp = leaf('PXX000001', 'PEPPOL TEST SMP', smpCa);
   const revokedAp = leaf('POP000003', 'PEPPOL TEST AP', apCa);
   const expiredAp = leaf('POP000004', 'PEPPOL TEST AP', apCa, { notBefore: new Date(Date.now() - 731 * DAY), notAfter: new Date(Date.now() - DAY) });
+  const apWithoutCountry = leaf('POP000007', 'PEPPOL TEST AP', apCa, {}, null);
   const foreignRoot = ca('PEPPOL Root TEST CA - G3', 'FOR TEST ONLY', 'root-foreign', undefined);
   const foreignApCa = ca('PEPPOL ACCESS POINT TEST CA - G3', 'FOR TEST ONLY', 'ap-foreign', foreignRoot);
   const foreignAp = leaf('POP000005', 'PEPPOL TEST AP', foreignApCa);
@@ -170,7 +173,7 @@ export function createPeppolTestPki(baseUrl: string): PeppolTestPki {
   const e = (m: Made) => m.entity;
   return {
     baseUrl: base, ocspUrl,
-    root: e(root), apCa: e(apCa), smpCa: e(smpCa), ap1: e(ap1), ap2: e(ap2), smp: e(smp), revokedAp: e(revokedAp), expiredAp: e(expiredAp),
+    root: e(root), apCa: e(apCa), smpCa: e(smpCa), ap1: e(ap1), ap2: e(ap2), smp: e(smp), revokedAp: e(revokedAp), expiredAp: e(expiredAp), apWithoutCountry: e(apWithoutCountry),
     foreignRoot: e(foreignRoot), foreignApCa: e(foreignApCa), foreignAp: e(foreignAp),
     productionRoot: e(productionRoot), productionApCa: e(productionApCa), productionAp: e(productionAp),
     trust: trustStoreOf([root, apCa, smpCa].map((m) => m.entity.certificatePem)),
