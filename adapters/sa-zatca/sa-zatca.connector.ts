@@ -228,7 +228,7 @@ const saZatca = {
       }));
     } catch (err) {
       // What ZATCA would refuse anyway (no structured invoice, a seller VAT number it cannot take) is the
-      // document's fault; a key or state file that will not load is the deployment's (transient).
+      // document's fault; a key that will not load or a chain state that cannot be written is the deployment's (transient).
       if (err instanceof ConnectorError) return err.kind === 'permanent' ? { outcome: 'rejected', errorCode: err.code, errorMessage: err.message } : transient(err.message, err.code);
       if ((err as { name?: string }).name === 'MappingError') return { outcome: 'rejected', errorCode: 'ZATCA_INVALID_INVOICE', errorMessage: (err as Error).message };
       return transient(`the EGS unit could not issue the invoice: ${(err as Error).message}`, 'ZATCA_EGS_UNAVAILABLE');
