@@ -32,6 +32,7 @@ import PortabilityMessagesService from './portability-messages/portability-messa
 import PortabilityService from './portability/portability.service.ts';
 import OrdersService from './orders/orders.service.ts';
 import PunchOutService from './punchout/punchout.service.ts';
+import ConnectorStateService from './connectors/connector-state.service.ts';
 import { connectorServices } from './connectors/discovery.ts';
 
 export interface ServiceEntry {
@@ -91,6 +92,8 @@ export const SERVICE_CATALOGUE: Record<string, ServiceEntry> = {
   orders: { schema: OrdersService, database: false },
   // cXML PunchOut (buyer side): sessions at suppliers' catalogs, the returned cart made a purchase order.
   punchout: { schema: PunchOutService, database: true },
+  // The connectors' durable state (SDK 2.5 `host.state`): adapter replicas share it through these actions.
+  'connector-state': { schema: ConnectorStateService, database: true },
   // Enabled connectors (adapters/<id>) wrapped as services: the broker's circuit breaker guards each one.
   ...Object.fromEntries((await connectorServices()).map(([name, schema]) => [name, { schema, database: false }])),
 };

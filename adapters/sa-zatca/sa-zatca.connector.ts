@@ -45,6 +45,13 @@ interface FatooraAnswer {
 interface HostState { signer: Signer; chain: InvoiceChain; auth: string }
 const states = new WeakMap<ConnectorHost, HostState>();
 
+/** The unit's chain in the host's durable state (SDK 2.5); a host without it cannot issue. */
+function chainOf(host: ConnectorHost): InvoiceChain {
+  if (!host.state) throw ConnectorError.transient('ZATCA_EGS_UNAVAILABLE', 'this platform gives connectors no durable state (SDK 2.5 host.state): the EGS unit\'s invoice chain has nowhere to live');
+  const legacyStateDir = host.config.stateDir === undefined ? undefined : String(host.config.stateDir);
+  return new InvoiceChain(host.state, String(host.config.egsUnit ?? 'egs-1'), legacyStateDir ? { legacyStateDir } : {});
+}
+
 function stateOf(host: ConnectorHost): HostState {
   let s = states.get(host);
   if (!s) {
@@ -57,7 +64,7 @@ function stateOf(host: ConnectorHost): HostState {
     }
     s = {
       signer: pemSigner(host.secrets.get('privateKey'), certificatePem),
-      chain: new InvoiceChain(String(host.config.stateDir), String(host.config.egsUnit ?? 'egs-1')),
+      chain: chainOf(host),
       auth: basicAuth({ binarySecurityToken: token, secret: host.secrets.get('apiSecret').reveal() }),
     };
     states.set(host, s);
@@ -184,8 +191,8 @@ const saZatca = {
       binarySecurityToken: { type: 'string', description: 'The production CSID token (base64 of the EGS certificate), from the onboarding', required: true },
       apiSecret: { type: 'string', description: 'The production CSID secret, from the onboarding', required: true, secret: true },
       privateKey: { type: 'string', description: 'The EGS unit\'s secp256k1 private key (PEM), whose CSR the CSID certifies', required: true, secret: true },
-      stateDir: { type: 'string', description: 'Persistent directory of the EGS unit\'s invoice chain (counter, previous hash, unanswered invoices); one replica per EGS unit', required: true },
-      egsUnit: { type: 'string', description: 'The EGS unit\'s name (the chain file is named after it)', default: 'egs-1' },
+      egsUnit: { type: 'string', description: 'The EGS unit\'s name: its invoice chain (counter, previous hash, unanswered invoices) is kept under it in the platform\'s connector state, shared by every replica', default: 'egs-1' },
+      stateDir: { type: 'string', description: 'Only when upgrading from a version that kept the chain in a file: the directory of zatca-chain-<egsUnit>.json, imported once into the connector state at start' },
       timeoutMs: { type: 'number', description: 'Time allowed for one ZATCA answer', default: 30000 },
       reportRetryMs: { type: 'number', description: 'Pause before reporting a simplified invoice again when ZATCA could not take it (within its 24 hours)', default: 300000 },
     },
@@ -195,7 +202,7 @@ const saZatca = {
     try {
       const { signer } = stateOf(host);
       if (signer.method !== 'ecdsa-sha256') return { status: 'failed' as const, message: 'the EGS key is not an EC (secp256k1) key' };
-      const head = stateOf(host).chain.head();
+      const head = await stateOf(host).chain.head();
       return { status: 'ok' as const, message: `EGS unit ready: next invoice ${head.icv + 1}, ${head.pending} unanswered` };
     } catch (err) {
       return { status: 'failed' as const, message: (err as Error).message };
@@ -221,7 +228,7 @@ const saZatca = {
       }));
     } catch (err) {
       // What ZATCA would refuse anyway (no structured invoice, a seller VAT number it cannot take) is the
-      // document's fault; a key or state file that will not load is the deployment's (transient).
+      // document's fault; a key that will not load or a chain state that cannot be written is the deployment's (transient).
       if (err instanceof ConnectorError) return err.kind === 'permanent' ? { outcome: 'rejected', errorCode: err.code, errorMessage: err.message } : transient(err.message, err.code);
       if ((err as { name?: string }).name === 'MappingError') return { outcome: 'rejected', errorCode: 'ZATCA_INVALID_INVOICE', errorMessage: (err as Error).message };
       return transient(`the EGS unit could not issue the invoice: ${(err as Error).message}`, 'ZATCA_EGS_UNAVAILABLE');
@@ -241,7 +248,7 @@ const saZatca = {
   /** A simplified invoice waiting to be reported: reported again (its 24 hours bound the waiting). */
   async status(req: { messageId: string; livemode: boolean }, host: ConnectorHost): Promise<StatusResult> {
     const state = stateOf(host);
-    const invoice = state.chain.pending(req.messageId);
+    const invoice = await state.chain.pending(req.messageId);
     if (!invoice) return { outcome: 'rejected', errorCode: 'ZATCA_UNKNOWN_INVOICE', errorMessage: `no unanswered invoice ${req.messageId} in the EGS unit's chain` };
     const result = await submit(host, state, invoice);
     await settleIfFinal(state, invoice, result);

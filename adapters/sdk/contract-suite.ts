@@ -9,8 +9,8 @@
  */
 import * as translators from '../../mappings/index.ts';
 import {
-  ConnectorError, validateManifest, type AcceptResult, type Connector, type ConnectorHost, type DirectoryEntry, type InboundDocument,
-  type NetworkStatus, type OutboundMessage, type Participant, type ReportMessage, type Secret,
+  ConnectorError, checkStateKey, stateValueJson, validateManifest, type AcceptResult, type Connector, type ConnectorHost, type ConnectorState,
+  type DirectoryEntry, type InboundDocument, type NetworkStatus, type OutboundMessage, type Participant, type ReportMessage, type Secret,
 } from './index.ts';
 
 export interface ContractFixtures {
@@ -50,7 +50,38 @@ function secretOf(value: string): Secret {
   return { reveal: () => value, toString: () => '[secret]', toJSON: () => '[secret]' };
 }
 
-export function memoryHost(directory: DirectoryEntry[], options: { now?: () => Date; config?: ContractFixtures['config']; secrets?: Record<string, string> } = {}): MemoryHost {
+/**
+ * The state port in memory (API 2.5), with the platform's semantics: values stored as JSON text (a
+ * read is a copy), versions from 1, compare-and-set, the key and size checks. Give two memory hosts
+ * the same one to play two replicas of a connector.
+ */
+export function memoryState(): ConnectorState {
+  const entries = new Map<string, { json: string; version: number }>();
+  return {
+    async get<T>(key: string) {
+      checkStateKey(key);
+      await Promise.resolve();
+      const e = entries.get(key);
+      return e ? { value: JSON.parse(e.json) as T, version: e.version } : null;
+    },
+    async compareAndSet(key, expectedVersion, value) {
+      const json = stateValueJson(key, value);
+      await Promise.resolve();
+      const e = entries.get(key);
+      if ((e?.version ?? null) !== expectedVersion) return false;
+      entries.set(key, { json, version: (e?.version ?? 0) + 1 });
+      return true;
+    },
+    async delete(key, expectedVersion) {
+      checkStateKey(key);
+      await Promise.resolve();
+      if (entries.get(key)?.version !== expectedVersion) return false;
+      return entries.delete(key);
+    },
+  };
+}
+
+export function memoryHost(directory: DirectoryEntry[], options: { now?: () => Date; config?: ContractFixtures['config']; secrets?: Record<string, string>; state?: ConnectorState } = {}): MemoryHost {
   const inboxed: InboundDocument[] = [];
   const acceptCalls: InboundDocument[] = [];
   const statusUpdates: NetworkStatus[] = [];
@@ -104,6 +135,7 @@ export function memoryHost(directory: DirectoryEntry[], options: { now?: () => D
         return await mod[fn]!(...args) as never;
       },
     },
+    state: options.state ?? memoryState(),
     inbound: {
       async accept(doc): Promise<AcceptResult> {
         acceptCalls.push(doc);

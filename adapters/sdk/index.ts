@@ -1,15 +1,15 @@
 /**
  * The connector SDK (API 2): what a network or country connector implements, and the ports the
  * platform gives it. A connector is a manifest plus a few verbs working against a `ConnectorHost`
- * (configuration and secrets, HTTP client, logger, clock, translators, directory, scheduler and a
- * durable inbound hand-off). Nothing here imports Moleculer, the ORM or the platform's services:
+ * (configuration and secrets, HTTP client, logger, clock, translators, directory, scheduler, a
+ * durable inbound hand-off and, since 2.5, durable state). Nothing here imports Moleculer, the ORM or the platform's services:
  * a connector is plain TypeScript in one folder, tested by the contract suite (`contract-suite.ts`).
  * README.md is the guide a partner follows.
  */
 import type * as Translators from '../../mappings/index.ts';
 
 /** Version of this interface; a connector states the one it was written against (same major). */
-export const CONNECTOR_API_VERSION = '2.4';
+export const CONNECTOR_API_VERSION = '2.5';
 
 export type ConnectorMode = 'live' | 'test';
 
@@ -515,6 +515,57 @@ export interface Logger {
 
 export interface Timer { cancel(): void }
 
+/** API 2.5: a value of the state port and the version it was written as (1 on creation, +1 per write). */
+export interface StateEntry<T = unknown> {
+  value: T;
+  version: number;
+}
+
+/** Largest value the state port keeps, as UTF-8 JSON: state is a head or a record, never a document store. */
+export const STATE_VALUE_MAX_BYTES = 1024 * 1024;
+/** Keys: 1 to 200 printable ASCII characters (`zatca/egs-1/head`). */
+const STATE_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * API 2.5: durable state of this connector, kept by the platform in its database and shared by every
+ * replica of the connector (a namespace per connector id: no connector sees another's keys). Values
+ * are JSON. Writes are compare-and-set, so a sequence (a counter, a hash chain) stays sound when two
+ * replicas write at once: read with `get`, compute, `compareAndSet` with the version read, and on
+ * `false` (another writer won) read again and retry. Keep what differs by mode under different keys
+ * (the key carries `livemode` if your state depends on it). Never hold a value "locked" across a
+ * network call: write what you are about to send first, then send.
+ */
+export interface ConnectorState {
+  /** The value of `key` and its version, or null when there is none. */
+  get<T = unknown>(key: string): Promise<StateEntry<T> | null>;
+  /**
+   * Writes `value` when the key is still at `expectedVersion` (`null`: only when it does not exist).
+   * Resolves false, writing nothing, when another writer got there first. A value larger than
+   * `STATE_VALUE_MAX_BYTES` as JSON throws a permanent `ConnectorError` `STATE_VALUE_TOO_LARGE`.
+   */
+  compareAndSet(key: string, expectedVersion: number | null, value: unknown): Promise<boolean>;
+  /** Removes the key when it is still at `expectedVersion`; false when it changed or is gone. */
+  delete(key: string, expectedVersion: number): Promise<boolean>;
+}
+
+/**
+ * The checks every state port applies before it writes (host and test host alike): a key of the
+ * allowed form, a JSON value, at most `STATE_VALUE_MAX_BYTES`. Answers the value's JSON text.
+ */
+export function stateValueJson(key: string, value: unknown): string {
+  checkStateKey(key);
+  if (value === undefined) throw ConnectorError.permanent('STATE_VALUE_INVALID', `state key "${key}": the value must be JSON (use delete to remove a key)`);
+  const json = JSON.stringify(value);
+  const bytes = Buffer.byteLength(json);
+  if (bytes > STATE_VALUE_MAX_BYTES) throw ConnectorError.permanent('STATE_VALUE_TOO_LARGE', `state key "${key}": the value is ${bytes} bytes of JSON, more than the ${STATE_VALUE_MAX_BYTES} the state port keeps`);
+  return json;
+}
+
+/** Throws when `key` is not 1 to 200 printable ASCII characters. */
+export function checkStateKey(key: string): void {
+  if (typeof key !== 'string' || !STATE_KEY.test(key)) throw ConnectorError.permanent('STATE_KEY_INVALID', `state key ${JSON.stringify(key)} must be 1 to 200 printable ASCII characters without spaces`);
+}
+
 /** What the platform gives a connector: no database, no broker. */
 export interface ConnectorHost {
   /** Non-secret options, validated against the manifest's `options` (defaults applied). */
@@ -556,6 +607,8 @@ export interface ConnectorHost {
      */
     statusReceived(status: NetworkStatus): Promise<{ documentId: string } | null>;
   };
+  /** API 2.5: durable key-value state of this connector, shared by its replicas (compare-and-set). */
+  state: ConnectorState;
   inbound: {
     /**
      * Durably stores a document for a local participant and resolves once it is committed:

@@ -1,19 +1,21 @@
 /**
  * Builds the `ConnectorHost` a connector runs against: its validated configuration and secrets,
  * the HTTP client, a logger that never prints a secret, the clock, the translators, the
- * platform's directory, a scheduler whose timers die with the service, and the durable inbound
- * hand-off (documents.receiveInbound: stored and committed before the promise resolves).
+ * platform's directory, a scheduler whose timers die with the service, the durable inbound
+ * hand-off (documents.receiveInbound: stored and committed before the promise resolves) and the
+ * durable state (the connector-state service, namespaced by this connector's id).
  */
 import { readFileSync } from 'node:fs';
 import type { ServiceBroker } from 'moleculer';
 import * as translators from '../../mappings/index.ts';
-import type { ConnectorHost, ConnectorManifest, Logger, Secret, Timer } from '../../adapters/sdk/index.ts';
+import { checkStateKey, stateValueJson, type ConnectorHost, type ConnectorManifest, type ConnectorState, type Logger, type Secret, type Timer } from '../../adapters/sdk/index.ts';
 import { call } from '../shared/call.ts';
 import { systemClock } from '../shared/clock.ts';
 import { connectorEnvName, type ConnectorSettings } from '../shared/connector-settings.ts';
 import { receiveInbound, recordNetworkStatus } from '../documents/documents.contract.ts';
 import { lookupParticipant } from '../directory/directory.contract.ts';
 import { createHttpClient } from './http-client.ts';
+import { compareAndSetState, deleteState, getState } from './connector-state.contract.ts';
 import { acquireWorkerPool, releaseWorkerPool } from '../shared/worker-pool.ts';
 
 type LoggerInstance = ReturnType<ServiceBroker['getLogger']>;
@@ -74,6 +76,28 @@ function redactingLogger(log: LoggerInstance, secrets: Map<string, string>): Log
     info: (m, e) => log.info(line(m, e)),
     warn: (m, e) => log.warn(line(m, e)),
     error: (m, e) => log.error(line(m, e)),
+  };
+}
+
+/**
+ * The state port of one connector: every call names this connector's id, never one the connector
+ * chose, so a connector reads and writes only its own keys. Checks run here, before the broker.
+ */
+export function connectorStatePort(broker: ServiceBroker, connectorId: string): ConnectorState {
+  return {
+    async get<T>(key: string) {
+      checkStateKey(key);
+      const row = await call(broker, getState, { connectorId, key });
+      return row ? { value: JSON.parse(row.valueJson) as T, version: row.version } : null;
+    },
+    async compareAndSet(key, expectedVersion, value) {
+      const valueJson = stateValueJson(key, value);
+      return (await call(broker, compareAndSetState, { connectorId, key, expectedVersion, valueJson })).written;
+    },
+    async delete(key, expectedVersion) {
+      checkStateKey(key);
+      return (await call(broker, deleteState, { connectorId, key, expectedVersion })).deleted;
+    },
   };
 }
 
@@ -142,6 +166,7 @@ export function createConnectorHost(broker: ServiceBroker, manifest: ConnectorMa
     outbound: {
       statusReceived: (status) => call(broker, recordNetworkStatus, { ...status, connectorId: manifest.id }),
     },
+    state: connectorStatePort(broker, manifest.id),
     inbound: {
       accept: (doc) => call(broker, receiveInbound, { ...doc, connectorId: manifest.id }),
     },

@@ -7,10 +7,7 @@
  * gives `failed` with its code, and the corrected invoice with the same number goes through; a B2C
  * invoice is reported.
  */
-import { mkdtempSync } from 'node:fs';
 import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { issuers, type Issuers } from '../support/issuers.ts';
 import { createHttpClient } from '../../services/connectors/http-client.ts';
@@ -27,7 +24,7 @@ let t: TestApp;
 let zatca: ZatcaSimulator;
 let saudi: Issuers;
 let bob: Awaited<ReturnType<typeof bootstrap>>;
-const ENV = ['EINV_CONNECTORS', 'EINV_CONNECTOR_SA_ZATCA_BASE_URL', 'EINV_CONNECTOR_SA_ZATCA_BINARY_SECURITY_TOKEN', 'EINV_CONNECTOR_SA_ZATCA_API_SECRET', 'EINV_CONNECTOR_SA_ZATCA_PRIVATE_KEY', 'EINV_CONNECTOR_SA_ZATCA_STATE_DIR'];
+const ENV = ['EINV_CONNECTORS', 'EINV_CONNECTOR_SA_ZATCA_BASE_URL', 'EINV_CONNECTOR_SA_ZATCA_BINARY_SECURITY_TOKEN', 'EINV_CONNECTOR_SA_ZATCA_API_SECRET', 'EINV_CONNECTOR_SA_ZATCA_PRIVATE_KEY'];
 
 beforeAll(async () => {
   zatca = await startZatcaSimulator();
@@ -45,7 +42,6 @@ beforeAll(async () => {
     EINV_CONNECTOR_SA_ZATCA_BINARY_SECURITY_TOKEN: production.binarySecurityToken,
     EINV_CONNECTOR_SA_ZATCA_API_SECRET: production.secret,
     EINV_CONNECTOR_SA_ZATCA_PRIVATE_KEY: privateKeyPem,
-    EINV_CONNECTOR_SA_ZATCA_STATE_DIR: mkdtempSync(join(tmpdir(), 'zatca-api-')),
   });
   t = await startTestApp();
   saudi = await issuers(t.baseUrl, [SAUDI_SELLER_VAT], 'saudi');

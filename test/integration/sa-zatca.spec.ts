@@ -6,10 +6,10 @@
  * simplified one reported, the hash chain across invoices, a rejection (BR-KSA-67) and the corrected
  * invoice, 429 and a timeout (transient; the re-send submits the same invoice), a simplified invoice
  * reported later through status when ZATCA is down, a restart that continues the chain, a bad CSID.
+ * The chain lives in the connector state (SDK 2.5) on PostgreSQL: each adapter broker runs the
+ * connector-state service on the same database, as replicas would; two adapter instances issuing 20
+ * invoices at once for one EGS unit give ICVs without gap or duplicate and an unbroken PIH chain.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { verify } from 'node:crypto';
 import { ServiceBroker } from 'moleculer';
 import type { OutboundMessage, SendResult, StatusResult } from '../../adapters/sdk/index.ts';
@@ -20,13 +20,16 @@ import { createHttpClient } from '../../services/connectors/http-client.ts';
 import { newEgsKey, onboard, type Onboarded } from '../../adapters/sa-zatca/onboarding.ts';
 import { decodeZatcaQr, FIRST_PIH } from '../../mappings/zatca/index.ts';
 import type { CanonicalInvoice } from '../../mappings/index.ts';
+import ConnectorStateService from '../../services/connectors/connector-state.service.ts';
+import { attachDatabase } from '../../services/shared/persistence/database.ts';
+import { useMigratedOrm } from '../support/migrated-orm.ts';
 import { startZatcaSimulator, type ZatcaSimulator } from '../support/zatca-simulator.ts';
 import { saudiInvoice, saudiB2cInvoice } from '../support/saudi-invoice.ts';
 
 let zatca: ZatcaSimulator;
 let onboarded: Onboarded;
 const privateKeyPem = newEgsKey();
-const stateDir = mkdtempSync(join(tmpdir(), 'zatca-it-'));
+const db = useMigratedOrm();
 const brokers: ServiceBroker[] = [];
 const http = createHttpClient();
 
@@ -50,12 +53,14 @@ async function startAdapter(env: Record<string, string> = {}): Promise<ServiceBr
     EINV_CONNECTOR_SA_ZATCA_BINARY_SECURITY_TOKEN: onboarded.production.binarySecurityToken,
     EINV_CONNECTOR_SA_ZATCA_API_SECRET: onboarded.production.secret,
     EINV_CONNECTOR_SA_ZATCA_PRIVATE_KEY: privateKeyPem,
-    EINV_CONNECTOR_SA_ZATCA_STATE_DIR: stateDir,
     EINV_CONNECTOR_SA_ZATCA_TIMEOUT_MS: '1500',
     ...env,
   };
   Object.assign(process.env, vars);
   const broker = new ServiceBroker({ logger: false, nodeID: `sa-zatca-${brokers.length}` });
+  // A replica: the adapter and the state service on its own broker, over the one database.
+  attachDatabase(broker, db.orm());
+  broker.createService(ConnectorStateService);
   broker.createService(connectorService(await loadConnector('sa-zatca'), connectorSettings('sa-zatca')));
   await broker.start();
   for (const k of Object.keys(vars)) delete process.env[k];
@@ -150,15 +155,34 @@ describe('sa-zatca ↔ ZATCA simulator', () => {
     expect(await status(adapter, messageId)).toMatchObject({ outcome: 'rejected', errorCode: 'ZATCA_UNKNOWN_INVOICE' });
   });
 
-  it('a restarted adapter continues the chain from the state directory', async () => {
+  it('a restarted adapter continues the chain from the connector state', async () => {
     const before = lastSubmission();
     const restarted = await startAdapter();
     expect(await send(restarted, messageOf(saudiInvoice({ number: 'SA-B2B-4' })))).toMatchObject({ outcome: 'delivered' });
     expect(lastSubmission()).toMatchObject({ icv: before.icv + 1, pih: before.hash, status: 200, codes: [] });
   });
 
+  it('two adapter instances issuing 20 invoices at once for one EGS unit: ICVs follow on without gap or duplicate, each PIH the previous hash', async () => {
+    const before = lastSubmission();
+    const replicas = [adapter, await startAdapter()];
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(replicas[i % 2]!, messageOf(saudiInvoice({ number: `SA-B2B-R${i}` })))));
+    expect(results.map((r) => r.outcome)).toEqual(Array(20).fill('delivered'));
+    const issued = zatca.submissions.filter((s) => s.icv > before.icv).sort((a, b) => a.icv - b.icv);
+    expect(issued.map((s) => s.icv)).toEqual(Array.from({ length: 20 }, (_, i) => before.icv + 1 + i));
+    let pih = before.hash;
+    for (const s of issued) {
+      expect(s).toMatchObject({ pih, status: 200 });
+      expect(s.codes.filter((c) => c.startsWith('invalid-'))).toEqual([]);
+      pih = s.hash;
+    }
+    expect(new Set(issued.map((s) => s.uuid)).size).toBe(20);
+    // Both replicas issued, and the next invoice from either follows the last.
+    expect(await send(replicas[1]!, messageOf(saudiInvoice({ number: 'SA-B2B-R20' })))).toMatchObject({ outcome: 'delivered' });
+    expect(lastSubmission()).toMatchObject({ icv: before.icv + 21, pih, status: 200 });
+  });
+
   it('a CSID secret ZATCA refuses is transient (never the document\'s fault) and never shows', async () => {
-    const other = await startAdapter({ EINV_CONNECTOR_SA_ZATCA_API_SECRET: 'not-the-secret', EINV_CONNECTOR_SA_ZATCA_STATE_DIR: mkdtempSync(join(tmpdir(), 'zatca-bad-')) });
+    const other = await startAdapter({ EINV_CONNECTOR_SA_ZATCA_API_SECRET: 'not-the-secret', EINV_CONNECTOR_SA_ZATCA_EGS_UNIT: 'egs-bad' });
     const r = await send(other, messageOf(saudiInvoice({ number: 'SA-B2B-5' })));
     expect(r).toMatchObject({ outcome: 'transient', errorCode: 'ZATCA_UNAUTHORIZED' });
     expect(JSON.stringify(r)).not.toContain('not-the-secret');

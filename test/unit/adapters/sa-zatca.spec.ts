@@ -4,16 +4,18 @@
  * ECDSA signature of the invoice hash verified with node's crypto and the CSID certificate, the
  * signed properties' digest recomputed by libxml2, the QR decoded back (tags 1–9), the stamped
  * invoice XSD-valid; the invoice chain — counter and PIH advance, survive a restart (a new chain
- * object on the same state file), and a re-sent document gets the invoice it was first issued as.
+ * object on the same state), a re-sent document gets the invoice it was first issued as, two
+ * replicas (chain objects) issuing at once share one gapless chain, and a state file of the earlier
+ * version is imported once.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, verify, X509Certificate } from 'node:crypto';
 import { XmlDocument } from 'libxml2-wasm';
 import forge from 'node-forge';
-import { describeConnectorContract, memoryHost, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
+import { describeConnectorContract, memoryHost, memoryState, sampleMessage } from '../../../adapters/sdk/contract-suite.ts';
 import saZatca, { invoiceKindOf } from '../../../adapters/sa-zatca/sa-zatca.connector.ts';
 import { egsCsr, newEgsKey, egsKey, type EgsDescription } from '../../../adapters/sa-zatca/onboarding.ts';
 import { stampInvoice, certificateSignature } from '../../../adapters/sa-zatca/stamp.ts';
@@ -34,7 +36,7 @@ const csr = egsCsr(egsKey(keyPem), egs);
 const certPem = ca.issue(csr);
 const token = Buffer.from(new X509Certificate(certPem).raw.toString('base64')).toString('base64');
 
-const config = { baseUrl: 'http://127.0.0.1:9/e-invoicing/simulation', binarySecurityToken: token, stateDir: mkdtempSync(join(tmpdir(), 'zatca-contract-')), egsUnit: 'contract', timeoutMs: 2000 };
+const config = { baseUrl: 'http://127.0.0.1:9/e-invoicing/simulation', binarySecurityToken: token, egsUnit: 'contract', timeoutMs: 2000 };
 const secrets = { privateKey: keyPem, apiSecret: 'contract-csid-secret' };
 
 describeConnectorContract(saZatca, { known: { country: 'SA' }, unknown: { country: 'SA' }, directory: [], documentType: 'invoice', config, secrets });
@@ -109,30 +111,76 @@ describe('the invoice chain', () => {
   const make = (n: string) => async ({ icv, pih }: { icv: number; pih: string }) => ({ uuid: `u-${n}`, kind: 'standard' as const, hash: `h-${n}-${icv}-${pih.slice(0, 4)}`, xml: '', qr: '', issuedAt: '2026-11-25T10:00:00Z' });
 
   it('advances ICV and PIH, survives a restart, and re-issues nothing for a re-sent document', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zatca-chain-'));
-    const chain = new InvoiceChain(dir, 'egs-a');
+    const state = memoryState();
+    const chain = new InvoiceChain(state, 'egs-a');
     const a = await chain.issue('doc-a', make('a'));
     expect(a.invoice).toMatchObject({ icv: 1, hash: 'h-a-1-NWZl' });
     const b = await chain.issue('doc-b', make('b'));
     expect(b.invoice.icv).toBe(2);
-    // The restarted unit (a new object on the same file) continues the chain.
-    const restarted = new InvoiceChain(dir, 'egs-a');
-    expect(restarted.head()).toEqual({ icv: 2, pih: 'h-b-2-h-a-', pending: 2 });
+    // The restarted unit (a new object on the same state) continues the chain.
+    const restarted = new InvoiceChain(state, 'egs-a');
+    expect(await restarted.head()).toEqual({ icv: 2, pih: 'h-b-2-h-a-', pending: 2 });
     expect(await restarted.issue('doc-a', make('other'))).toEqual({ invoice: a.invoice, resent: true });
+    expect(await restarted.issue('doc-b', make('other'))).toEqual({ invoice: b.invoice, resent: true });
+    expect(await restarted.pending('u-a')).toEqual(a.invoice);
     await restarted.settle('u-a');
-    expect(restarted.head().pending).toBe(1);
+    expect(await restarted.pending('u-a')).toBeUndefined();
+    expect((await restarted.head()).pending).toBe(1);
+    // Settling the last invoice too: the head forgets it, the chain goes on from its hash.
+    await restarted.settle('u-b');
+    expect(await restarted.head()).toEqual({ icv: 2, pih: 'h-b-2-h-a-', pending: 0 });
     // Concurrent issues queue: distinct counters.
     const many = await Promise.all([1, 2, 3, 4].map((i) => restarted.issue(`doc-c${i}`, make(`c${i}`))));
     expect(many.map((m) => m.invoice.icv).sort()).toEqual([3, 4, 5, 6]);
     // Another unit has its own chain.
-    expect((await new InvoiceChain(dir, 'egs-b').issue('doc-a', make('x'))).invoice.icv).toBe(1);
-    expect(() => new InvoiceChain(dir, '../etc')).toThrow('egsUnit');
+    expect((await new InvoiceChain(state, 'egs-b').issue('doc-a', make('x'))).invoice.icv).toBe(1);
+    expect(() => new InvoiceChain(state, '../etc')).toThrow('egsUnit');
+  });
+
+  it('two replicas issuing at once for one unit give ICVs 1..n without gap or duplicate, each PIH the previous hash', async () => {
+    const state = memoryState();
+    const replicas = [new InvoiceChain(state, 'egs-r'), new InvoiceChain(state, 'egs-r')];
+    const made: Array<{ icv: number; pih: string; hash: string }> = [];
+    const stamp = (n: string) => async ({ icv, pih }: { icv: number; pih: string }) => {
+      const hash = createHash('sha256').update(`${n}/${icv}/${pih}`).digest('base64');
+      made.push({ icv, pih, hash });
+      return { uuid: `u-${n}-${made.length}`, kind: 'standard' as const, hash, xml: '', qr: '', issuedAt: '2026-11-25T10:00:00Z' };
+    };
+    const issued = await Promise.all(Array.from({ length: 20 }, (_, i) => replicas[i % 2]!.issue(`doc-${i}`, stamp(`d${i}`))));
+    const chain = issued.map((r) => r.invoice).sort((x, y) => x.icv - y.icv);
+    expect(chain.map((i) => i.icv)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    let pih = FIRST_PIH;
+    for (const invoice of chain) {
+      expect(made.find((m) => m.hash === invoice.hash)?.pih).toBe(pih);
+      pih = invoice.hash;
+    }
+    // The replicas did contend: some stamps were thrown away for a lost compare-and-set.
+    expect(made.length).toBeGreaterThan(20);
+    expect(await replicas[1]!.head()).toEqual({ icv: 20, pih, pending: 20 });
+    // The same document asked of both replicas at once: one invoice.
+    const twice = await Promise.all(replicas.map((r) => r.issue('doc-same', stamp('same'))));
+    expect(twice[0]!.invoice).toEqual(twice[1]!.invoice);
+    expect(twice.map((t) => t.resent).sort()).toEqual([false, true]);
+  });
+
+  it('imports the state file of the earlier version once, then continues from it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zatca-legacy-'));
+    const old = { documentId: 'doc-old', uuid: 'u-old', icv: 7, kind: 'standard', hash: 'h-old', xml: '', qr: '', issuedAt: '2026-11-25T10:00:00Z' };
+    writeFileSync(join(dir, 'zatca-chain-egs-l.json'), JSON.stringify({ egsUnit: 'egs-l', icv: 7, pih: 'h-old', pending: [old] }));
+    const state = memoryState();
+    const chain = new InvoiceChain(state, 'egs-l', { legacyStateDir: dir });
+    const next = await chain.issue('doc-new', make('n'));
+    expect(next.invoice).toMatchObject({ icv: 8, hash: 'h-n-8-h-ol' });
+    expect(await chain.pending('u-old')).toEqual(old);
+    expect(await chain.issue('doc-old', make('again'))).toEqual({ invoice: old, resent: true });
+    // Once: the state has a head now, the file is not read again.
+    expect(await new InvoiceChain(state, 'egs-l').importStateFile(dir)).toBe(false);
   });
 });
 
 describe('sa-zatca before the network', () => {
   it('a document without structured content is rejected; an invoice it cannot reach ZATCA with is transient and stays in the chain', async () => {
-    const h = memoryHost([], { config: { ...config, stateDir: mkdtempSync(join(tmpdir(), 'zatca-')) }, secrets });
+    const h = memoryHost([], { config, secrets });
     expect(await saZatca.send(sampleMessage({ country: 'SA' }, 'invoice'), h)).toMatchObject({ outcome: 'rejected', errorCode: 'ZATCA_UNSUPPORTED_DOCUMENT' });
     const msg = { ...sampleMessage({ country: 'SA' }, 'invoice'), payload: { content: '', contentType: 'application/json', normalized: saudiInvoice() as unknown as Record<string, unknown> } };
     expect(await saZatca.send(msg, h)).toMatchObject({ outcome: 'transient', errorCode: 'HTTP_NETWORK_ERROR' });
@@ -143,15 +191,15 @@ describe('sa-zatca before the network', () => {
   });
 
   it('a simplified invoice ZATCA cannot take is accepted, and after 24 hours without ZATCA its report is given up (REPORTING_DEADLINE_MISSED)', async () => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'zatca-deadline-'));
+    const state = memoryState();
     const issuedAt = new Date('2026-11-25T10:00:00Z');
-    const at = (d: Date) => memoryHost([], { config: { ...config, stateDir }, secrets, now: () => d });
+    const at = (d: Date) => memoryHost([], { config, secrets, now: () => d, state });
     const msg = { ...sampleMessage({ country: 'SA' }, 'invoice'), payload: { content: '', contentType: 'application/json', normalized: saudiB2cInvoice() as unknown as Record<string, unknown> } };
     const r = await saZatca.send(msg, at(issuedAt));
     expect(r).toMatchObject({ outcome: 'accepted', checkAfterMs: 300000 });
     const { messageId } = r as { messageId: string };
     expect(await saZatca.status({ messageId, livemode: false }, at(new Date(issuedAt.getTime() + 23 * 3_600_000)))).toEqual({ outcome: 'pending', checkAfterMs: 300000 });
     expect(await saZatca.status({ messageId, livemode: false }, at(new Date(issuedAt.getTime() + 24 * 3_600_000)))).toMatchObject({ outcome: 'rejected', errorCode: 'ZATCA:REPORTING_DEADLINE_MISSED' });
-    expect(new InvoiceChain(stateDir, 'contract').head()).toMatchObject({ icv: 1, pending: 0 });
+    expect(await new InvoiceChain(state, 'contract').head()).toMatchObject({ icv: 1, pending: 0 });
   });
 });
