@@ -32,6 +32,16 @@ interface SealedSession {
   exp: number;
 }
 
+/**
+ * Every segment in the one base64url spelling of its bytes. A segment's last character may carry
+ * bits no byte uses (the 16-byte GCM tag ends on 4 of them); decoders ignore those bits, so without
+ * this check a token with one such character changed would still open: the token we issued is the
+ * only spelling we accept.
+ */
+function isCanonicalCompact(jwe: string): boolean {
+  return jwe.split('.').every((segment) => Buffer.from(segment, 'base64url').toString('base64url') === segment);
+}
+
 export class DashboardSessions {
   readonly #key: Uint8Array;
 
@@ -53,6 +63,7 @@ export class DashboardSessions {
   /** The API key inside a session token; 401 INVALID_TOKEN when it is not ours, EXPIRED_TOKEN when it ran out. */
   async open(token: string, now: Date): Promise<string> {
     if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) throw new DomainError('INVALID_TOKEN', 'Not a dashboard session token');
+    if (!isCanonicalCompact(token.slice(SESSION_TOKEN_PREFIX.length))) throw new DomainError('INVALID_TOKEN', 'The session token could not be opened (altered, or issued by another deployment)');
     let session: SealedSession;
     try {
       const { plaintext } = await compactDecrypt(token.slice(SESSION_TOKEN_PREFIX.length), this.#key);
