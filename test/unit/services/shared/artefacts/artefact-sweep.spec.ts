@@ -5,36 +5,27 @@
  * (6 years from 1 January 2027) has ended and an Italian one (10 years) has not.
  */
 import { randomBytes } from 'node:crypto';
-import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { ormConfig } from '../../../../../services/shared/persistence/orm.config.ts';
 import { Artefacts } from '../../../../../services/shared/artefacts/artefacts.ts';
 import { PgBlobBackend } from '../../../../../services/shared/artefacts/pg-blob-backend.ts';
 import { S3BlobBackend } from '../../../../../services/shared/artefacts/s3-blob-backend.ts';
-import { s3SettingsFromEnv, sweepSettingsFromEnv } from '../../../../../services/shared/artefacts/settings.ts';
+import { sweepSettingsFromEnv } from '../../../../../services/shared/artefacts/settings.ts';
 import { retainUntil, retentionPolicyFromEnv, type RetentionPolicy } from '../../../../../services/shared/artefacts/retention.ts';
 import { sweepArtefacts, type SweepOptions } from '../../../../../services/shared/artefacts/sweep.ts';
 import { ArtefactBeingDeletedError, ArtefactExpiredError, namespaceKey, type ArtefactNamespace } from '../../../../../services/shared/artefacts/artefact-store.ts';
-import { createTestDatabase } from '../../../../support/database.ts';
-import { startS3Server, type TestS3 } from '../../../../support/s3-server.ts';
+import { startArtefactBackends, type ArtefactBackends } from '../../../../support/artefact-backends.ts';
 
+let backends: ArtefactBackends;
 let orm: MikroORM;
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let s3: TestS3;
+let s3: ArtefactBackends['s3'];
 let s3Backend: S3BlobBackend;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  orm = await MikroORM.init(ormConfig(db.url));
-  s3 = await startS3Server();
-  s3Backend = new S3BlobBackend(s3SettingsFromEnv(s3.env)!);
+  backends = await startArtefactBackends();
+  ({ orm, s3, s3Backend } = backends);
 }, 60_000);
-afterAll(async () => {
-  s3Backend?.destroy();
-  await s3?.stop();
-  await orm?.close(true);
-  await db?.drop();
-});
+afterAll(async () => { await backends?.stop(); });
 
 const em = (): EntityManager => orm.em as EntityManager;
 const policy = retentionPolicyFromEnv({});
