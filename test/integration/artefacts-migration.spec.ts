@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { unzipSync } from 'fflate';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
@@ -110,7 +110,7 @@ it('copies blobs from PostgreSQL to the object store, swaps references, survives
   expect(await sql('select original_sha256, original_content from documents where id = $1', [legacy.id])).toEqual([{ original_sha256: hashOf(legacy.xml), original_content: null }]);
   expect(await sql('select location, count(*)::int as n from artefacts group by location order by location')).toEqual([{ location: 'pg', n: 1 }, { location: 's3', n: 8 }]);
   expect(await sql('select count(*)::int as n from artefact_contents')).toEqual([{ n: 0 }]);
-  const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const client = s3.client();
   const keys = ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? []).map((o) => o.Key!);
   client.destroy();
   expect(keys).toHaveLength(8);

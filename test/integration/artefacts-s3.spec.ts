@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { startTestApp, api, bootstrap, expectEnvelope, type TestApp } from '../support/app.ts';
@@ -23,7 +23,7 @@ let client: S3Client;
 beforeAll(async () => {
   s3 = await startS3Server();
   Object.assign(process.env, s3.env);
-  client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  client = s3.client();
   t = await startTestApp();
 }, 60_000);
 afterAll(async () => {

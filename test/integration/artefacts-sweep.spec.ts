@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { unzipSync, strFromU8 } from 'fflate';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { startTestApp, api, bootstrap, type TestApp } from '../support/app.ts';
 import { largeJsonInvoice } from '../support/hostile-inputs.ts';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   s3 = await startS3Server();
   Object.assign(process.env, s3.env);
-  client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  client = s3.client();
   t = await startTestApp();
 }, 60_000);
 afterAll(async () => {

@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 // @ts-expect-error s3rver ships no types; only run() and close() are used.
 import S3rver from 's3rver';
 
@@ -13,6 +14,8 @@ export interface TestS3 {
   bucket: string;
   /** The environment that selects this store (EINV_ARTEFACTS_S3_*). */
   env: Record<string, string>;
+  /** A client of this store, for a test to look at what was written (destroy it when done). */
+  client(): S3Client;
   /** Stops it (once; later calls wait for the first). */
   stop(): Promise<void>;
 }
@@ -26,6 +29,7 @@ export async function startS3Server(bucket = 'einv-artefacts'): Promise<TestS3> 
   return {
     endpoint, bucket,
     env: { EINV_ARTEFACTS_S3_ENDPOINT: endpoint, EINV_ARTEFACTS_S3_BUCKET: bucket, EINV_ARTEFACTS_S3_ACCESS_KEY_ID: 'S3RVER', EINV_ARTEFACTS_S3_SECRET_ACCESS_KEY: 'S3RVER', EINV_ARTEFACTS_S3_FORCE_PATH_STYLE: 'true' },
+    client: () => new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }),
     stop: async function stop() {
       stopped ??= (async () => {
         await server.close();
