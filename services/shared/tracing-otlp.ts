@@ -17,7 +17,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { TracerExporters, ServiceBroker, type Span, type Tracer } from 'moleculer';
-import { exportedSpanId, exportedTraceId, safeErrorFields, spanServiceName } from './tracing.ts';
+import { SpanQueueBound, exportedSpanId, exportedTraceId, safeErrorFields, spanServiceName } from './tracing.ts';
 
 /** What a span with no Moleculer service (none of ours today) is shown under. */
 const FALLBACK_SERVICE_NAME = 'einvoicing-exchange';
@@ -116,16 +116,17 @@ export class OtlpExporter extends TracerExporters.Base {
   private readonly resources = new Map<string, Resource>();
   /** Who made the spans: Moleculer's tracer (OTLP's InstrumentationScope). */
   private readonly scope = { name: 'moleculer', version: ServiceBroker.MOLECULER_VERSION };
-  private readonly counts: OtlpExportStats = { pending: 0, dropped: 0, failedExports: 0, exportedSpans: 0 };
+  private readonly counts: Omit<OtlpExportStats, 'dropped'> = { pending: 0, failedExports: 0, exportedSpans: 0 };
+  private readonly bound: SpanQueueBound;
   /** Set while exports fail: the next failure is not logged again, the next success says it is over. */
   private failingSince: { at: Date; spans: number } | undefined;
-  private droppedInBurst = 0;
   /** Spans finished in this turn of the event loop, converted on the next (see spanFinished). */
   private staged: Span[] = [];
 
   constructor(options: OtlpExporterOptions) {
     super(options.logger ? { logger: options.logger } : {});
     this.options = options;
+    this.bound = new SpanQueueBound('OTLP', options.maxQueue, () => this.logger);
   }
 
   override init(tracer: Tracer): void {
@@ -140,7 +141,7 @@ export class OtlpExporter extends TracerExporters.Base {
   }
 
   stats(): OtlpExportStats {
-    return { ...this.counts };
+    return { ...this.counts, dropped: this.bound.dropped };
   }
 
   /** The span as OTLP sends it: the tags Zipkin gets (flattened the same way), this node's resource. */
@@ -158,18 +159,7 @@ export class OtlpExporter extends TracerExporters.Base {
    * after it ends (an error answer's route and status, services/gateway/http-observability.ts).
    */
   override spanFinished(span: Span): void {
-    if (!this.processor) return;
-    if (this.counts.pending >= this.options.maxQueue) {
-      this.counts.dropped++;
-      if (this.droppedInBurst++ === 0) {
-        this.logger.warn(`OTLP traces: ${this.counts.pending} spans are waiting for ${this.options.url}; further spans are dropped until it takes them (EINV_TRACING_MAX_QUEUE)`);
-      }
-      return;
-    }
-    if (this.droppedInBurst > 0) {
-      this.logger.warn(`OTLP traces: ${this.droppedInBurst} spans were dropped while the queue was full`);
-      this.droppedInBurst = 0;
-    }
+    if (!this.processor || !this.bound.admit(this.counts.pending, this.options.url)) return;
     this.counts.pending++;
     if (this.staged.push(span) === 1) setImmediate(() => this.handOver());
   }

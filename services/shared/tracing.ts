@@ -83,38 +83,66 @@ export function safeErrorFields(err: unknown): Record<string, unknown> | null {
 interface ZipkinPayload { traceId: string | null; id: string | null; parentId: string | null; [key: string]: unknown }
 
 /**
+ * The cap both exporters put on finished spans waiting to leave: over it a span is dropped and
+ * counted, and the log says so once when a burst of drops starts and once when it ends, never per
+ * span (a dead collector under load would otherwise write a line per span).
+ */
+export class SpanQueueBound {
+  /** Spans dropped because the queue was full, since start. */
+  dropped = 0;
+  private droppedInBurst = 0;
+
+  private readonly format: string;
+  private readonly max: number;
+  private readonly logger: () => Logger;
+
+  /** `logger` is read when needed: an exporter has its logger only once the tracer has initialised it. */
+  constructor(format: string, max: number, logger: () => Logger) {
+    this.format = format;
+    this.max = max;
+    this.logger = logger;
+  }
+
+  /** True when one more span may join the `waiting` ones (`waitingFor`: where they are bound, for the log); false when it is dropped. */
+  admit(waiting: number, waitingFor: string): boolean {
+    if (waiting >= this.max) {
+      this.dropped++;
+      if (this.droppedInBurst++ === 0) this.logger().warn(`${this.format} traces: ${waiting} spans are waiting for ${waitingFor}; further spans are dropped until it takes them (EINV_TRACING_MAX_QUEUE)`);
+      return false;
+    }
+    if (this.droppedInBurst > 0) {
+      this.logger().warn(`${this.format} traces: ${this.droppedInBurst} spans were dropped while the queue was full`);
+      this.droppedInBurst = 0;
+    }
+    return true;
+  }
+}
+
+/**
  * Moleculer's Zipkin exporter keeps 64 bits of a trace id; ours keeps all 128 (Zipkin v2 takes
  * 32 hex digits), so the exported trace id is the request's. Ids come from exportedTraceId and
  * exportedSpanId, as the OTLP export's do.
  */
 export class ZipkinExporter extends TracerExporters.Zipkin {
-  private readonly maxQueue: number;
-  private droppedInBurst = 0;
-  /** Spans dropped because the queue was full, since start. */
-  dropped = 0;
+  private readonly bound: SpanQueueBound;
 
   constructor(options: { url: string; flushMs: number; maxQueue: number; logger?: Logger }) {
     super({ baseURL: options.url, interval: options.flushMs / 1000, ...(options.logger ? { logger: options.logger } : {}) });
-    this.maxQueue = options.maxQueue;
+    this.bound = new SpanQueueBound('Zipkin', options.maxQueue, () => this.logger);
+  }
+
+  /** Spans dropped because the queue was full, since start. */
+  get dropped(): number {
+    return this.bound.dropped;
   }
 
   /**
    * Moleculer empties its queue on every flush, sent or not; between two flushes a burst could
-   * still hold any number of spans. At most `maxQueue` wait; the rest are counted and dropped, and
-   * the log says so once per burst, not per span.
+   * still hold any number of spans: at most `maxQueue` wait.
    */
   override spanFinished(span: Span): void {
     const queue = (this as unknown as { queue: Span[] }).queue;
-    if (queue.length >= this.maxQueue) {
-      this.dropped++;
-      if (this.droppedInBurst++ === 0) this.logger.warn(`Zipkin traces: ${queue.length} spans are waiting for the next flush; further spans are dropped until it (EINV_TRACING_MAX_QUEUE)`);
-      return;
-    }
-    if (this.droppedInBurst > 0) {
-      this.logger.warn(`Zipkin traces: ${this.droppedInBurst} spans were dropped while the queue was full`);
-      this.droppedInBurst = 0;
-    }
-    super.spanFinished(span);
+    if (this.bound.admit(queue.length, 'the next flush')) super.spanFinished(span);
   }
 
   override makePayload(span: Span): ZipkinPayload {
